@@ -1,0 +1,5 @@
+"""python -m keepui runs the CLI."""
+
+from keepui.cli import main
+
+main()

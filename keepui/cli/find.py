@@ -1,0 +1,57 @@
+"""`keepui find QUERY`: search by meaning with tag and time filters."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from keepui.cli.options import FilterOpt, IdsFlag, JsonFlag, NlFlag, StoreOpt
+from keepui.cli.output import emit_json, emit_ndjson, first_line, note, out, short_time
+from keepui_engine import UsageError, open_workbench
+
+
+def find(
+    query: Annotated[str, typer.Argument(help="What to look for, in words.")],
+    tag: FilterOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
+    since: Annotated[str | None, typer.Option(
+        "--since", help="Only versions written at or after: 2026-11-01, 2026-11-01T09:00, P7D, PT1H.")] = None,
+    until: Annotated[str | None, typer.Option(
+        "--until", help="Only versions written before (same forms as --since).")] = None,
+    store: StoreOpt = None,
+    json_: JsonFlag = False,
+    nl: NlFlag = False,
+    ids: IdsFlag = False,
+) -> None:
+    """Find documents by meaning: cosine similarity x recency decay, after tag/time filters.
+
+    \b
+    Examples:
+      keepui find "why did we pick duckdb"
+      keepui find "auth bugs" -t project=atlas --since P30D -n 5 --json
+      keepui find "meeting notes" --ids | xargs -n1 keepui get
+    """
+    if sum((json_, nl, ids)) > 1:
+        raise UsageError("choose one of --json, --nl and --ids.")
+    with open_workbench(store) as wb:
+        result = wb.find(query, tags=tag, limit=limit, since=since, until=until)
+    hits = [h.to_dict() for h in result.hits]
+    if json_:
+        emit_json({**result.to_dict(), "hits": hits})
+        return
+    if nl:
+        emit_ndjson(hits)
+        return
+    if ids:
+        for h in result.hits:
+            out(h.id)
+        return
+    for msg in result.notes:
+        note(msg)
+    if not result.hits:
+        note(f"no matches for {query!r}")
+    for h in result.hits:
+        where = "" if h.version == 0 else f" @V{{{h.version}}}"
+        out(f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
+            f"(sim {h.similarity:.3f} x decay {h.decay:.2f})  {first_line(h.summary, 60)}")

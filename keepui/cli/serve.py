@@ -1,0 +1,33 @@
+"""`keepui serve`: own the store and answer other keepui processes over its socket."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from types import FrameType
+
+from keepui.cli.options import StoreOpt
+from keepui.cli.output import note
+from keepui_engine import open_workbench
+
+
+def serve(store: StoreOpt = None) -> None:
+    """Keep the store open with the model loaded, so other keepui commands answer fast.
+
+    \b
+    Other keepui processes on this store talk to this one over a Unix socket while it runs;
+    stop it with Ctrl+C or SIGTERM.
+    """
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    with open_workbench(store, own=True) as wb:
+        wb.warm_up()
+        wb.serve()
+        note(f"keepui: serving {wb.store} (Ctrl+C to stop)")
+        stop.wait()
+    note("keepui: stopped")

@@ -1,0 +1,205 @@
+"""Workbench: the one facade the CLI and the TUI use, whichever process holds the store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from keepui_engine import server
+from keepui_engine.config import Settings, load_settings
+from keepui_engine.errors import UsageError
+from keepui_engine.store.lock import StoreLock
+from keepui_engine.types import (
+    DeleteResult, FindResult, Item, PutResult, PutSpec, Stats, VersionInfo,
+)
+
+if TYPE_CHECKING:
+    from keepui_engine.engine import Engine
+    from keepui_engine.providers.base import Embedder
+
+_DECODE: dict[str, Any] = {
+    "put_many": lambda r: [PutResult.from_dict(x) for x in r],
+    "get": Item.from_dict,
+    "history": lambda r: [VersionInfo.from_dict(x) for x in r],
+    "find": FindResult.from_dict,
+    "list_items": lambda r: [Item.from_dict(x) for x in r],
+    "tag": PutResult.from_dict,
+    "delete": DeleteResult.from_dict,
+    "stats": Stats.from_dict,
+}
+
+
+def _encode(result: Any) -> Any:
+    if isinstance(result, list):
+        return [_encode(x) for x in result]
+    return result.to_dict() if hasattr(result, "to_dict") else result
+
+
+class Workbench:
+    """Every user-visible operation on one store.
+
+    A Workbench either owns the store (a long-lived process such as the TUI or `keepui serve`:
+    it holds the store lock and serves other processes over a socket) or is a client: each call
+    goes to the owner's socket when one is up, else takes the store lock for that call alone.
+
+    Args:
+        settings: The store's settings.
+        own: Hold the store for the Workbench's lifetime and keep everything loaded.
+        embedder: An embedder to use instead of the one keepui.toml names (tests).
+    """
+
+    def __init__(self, settings: Settings, *, own: bool = False,
+                 embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._lock = StoreLock(settings.store)
+        self._engine: Engine | None = None
+        self._server: server.StoreServer | None = None
+        if own:
+            self._lock.acquire(settings.lock_timeout_s)
+            self._engine = self._open_engine()
+
+    @property
+    def store(self) -> Path:
+        """The store directory."""
+        return self.settings.store
+
+    @property
+    def owns_store(self) -> bool:
+        """Whether this Workbench holds the store."""
+        return self._engine is not None
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, created on first use."""
+        if self._embedder is None:
+            from keepui_engine.providers import create_embedder
+
+            self._embedder = create_embedder(self.settings)
+        return self._embedder
+
+    def _open_engine(self) -> Engine:
+        from keepui_engine.engine import Engine
+        from keepui_engine.store import Store
+
+        emb = self.embedder
+        store = Store(self.settings.store, emb.name, emb.dim, self.settings.exact_max_vectors)
+        return Engine(self.settings, store, emb)
+
+    def _call(self, op: str, **args: Any) -> Any:
+        if self._engine is not None:
+            return getattr(self._engine, op)(**args)
+        store = self.settings.store
+        while True:
+            sock = server.connect(store)
+            if sock is not None:
+                wire = {k: _encode(v) for k, v in args.items()}
+                return _DECODE[op](server.call(sock, op, wire))
+            if self._lock.acquire(self.settings.lock_timeout_s,
+                                  give_up=lambda: server.socket_path(store).exists()):
+                engine = None
+                try:
+                    engine = self._open_engine()
+                    return getattr(engine, op)(**args)
+                finally:
+                    if engine is not None:
+                        engine.store.close()
+                    self._lock.release()
+
+    # -- serving ------------------------------------------------------------------------------
+    def serve(self) -> None:
+        """Start answering other processes on the store socket (owners only)."""
+        if self._engine is None:
+            raise UsageError("only a Workbench that owns the store can serve it.")
+        self._server = server.StoreServer(self.settings.store, self._dispatch)
+        self._server.start()
+
+    def _dispatch(self, op: str, args: dict[str, Any]) -> Any:
+        if op not in _DECODE:
+            raise UsageError(f"unknown operation {op!r}")
+        if op == "put_many":
+            args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
+        return _encode(getattr(self._engine, op)(**args))
+
+    def warm_up(self) -> None:
+        """Load the model and the vector index now rather than on the first request."""
+        self.embedder.embed(["warm up"])
+        if self._engine is not None:
+            _ = self._engine.store.index
+
+    def close(self) -> None:
+        """Stop serving, close the store and release it."""
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+        if self._engine is not None:
+            self._engine.store.close()
+            self._engine = None
+        self._lock.release()
+
+    def __enter__(self) -> Workbench:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- operations -----------------------------------------------------------------------------
+    def put(self, text: str, *, id: str | None = None, tags: list[str] | None = None,  # noqa: A002
+            summary: str | None = None, source: str = "inline",
+            content_type: str = "text/plain") -> PutResult:
+        """Store one text (a new document, a new version, or a no-op when unchanged)."""
+        spec = PutSpec(text, id, list(tags or []), summary, source, content_type)
+        return self.put_many([spec])[0]
+
+    def put_many(self, specs: list[PutSpec]) -> list[PutResult]:
+        """Store many texts in one batch (one encode pass, one transaction)."""
+        result: list[PutResult] = self._call("put_many", specs=specs)
+        return result
+
+    def get(self, address: str, offset: int | None = None) -> Item:
+        """A document by `ID` or `ID@V{N}`; `offset` picks a version (0 current, -1 oldest)."""
+        result: Item = self._call("get", address=address, offset=offset)
+        return result
+
+    def history(self, address: str) -> list[VersionInfo]:
+        """The version timeline of a document, newest first."""
+        result: list[VersionInfo] = self._call("history", address=address)
+        return result
+
+    def find(self, query: str, *, tags: list[str] | None = None, limit: int = 10,
+             since: str | None = None, until: str | None = None) -> FindResult:
+        """Search by meaning with tag and time filters and recency decay."""
+        result: FindResult = self._call("find", query=query, tags=list(tags or []), limit=limit,
+                                        since=since, until=until)
+        return result
+
+    def list_items(self, prefix: str | None = None, *, tags: list[str] | None = None,
+                   sort: str = "updated", limit: int = 20) -> list[Item]:
+        """Current documents by prefix and tags, in the asked order."""
+        result: list[Item] = self._call("list_items", prefix=prefix, tags=list(tags or []),
+                                        sort=sort, limit=limit)
+        return result
+
+    def tag(self, doc_id: str, *, tags: list[str] | None = None,
+            remove: list[str] | None = None) -> PutResult:
+        """Set (`KEY=VALUE`) or remove tags, archiving the previous version."""
+        result: PutResult = self._call("tag", doc_id=doc_id, tags=list(tags or []),
+                                       remove=list(remove or []))
+        return result
+
+    def delete(self, doc_id: str, *, purge: bool = False) -> DeleteResult:
+        """Revert to the previous version (or delete); `purge` removes all history."""
+        result: DeleteResult = self._call("delete", doc_id=doc_id, purge=purge)
+        return result
+
+    def stats(self) -> Stats:
+        """Counts and size of the store."""
+        result: Stats = self._call("stats")
+        return result
+
+
+def open_workbench(store: str | os.PathLike[str] | None = None, *, own: bool = False,
+                   embedder: Embedder | None = None) -> Workbench:
+    """Open a store directory (created with a default keepui.toml on first use)."""
+    return Workbench(load_settings(store), own=own, embedder=embedder)

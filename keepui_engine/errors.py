@@ -1,0 +1,96 @@
+"""The one error model: every engine failure is a KeepuiError with a title and a fix."""
+
+from __future__ import annotations
+
+
+class KeepuiError(Exception):
+    """Root of all engine errors.
+
+    Args:
+        message: What went wrong, naming the input and what to do about it.
+        title: A short heading for dialogs and the CLI's `Error:` line.
+    """
+
+    exit_code = 2
+    kind = "error"
+
+    def __init__(self, message: str, title: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.title = title or self.default_title()
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "keepui error"
+
+    def to_dict(self) -> dict[str, str]:
+        """Serialise for JSON output and the store socket."""
+        return {"type": type(self).__name__, "title": self.title, "message": self.message}
+
+
+class UsageError(KeepuiError):
+    """The input is malformed: a bad tag, id, date or option value."""
+
+    exit_code = 1
+    kind = "usage"
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "Invalid input"
+
+
+class NotFound(KeepuiError):
+    """The id or version asked for does not exist."""
+
+    kind = "not_found"
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "Not found"
+
+
+class StoreError(KeepuiError):
+    """The store cannot be opened, read or written."""
+
+    kind = "store"
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "Store error"
+
+
+class ProviderError(KeepuiError):
+    """An embedding or other provider is missing or failed."""
+
+    kind = "provider"
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "Provider error"
+
+
+class ConfigError(KeepuiError):
+    """keepui.toml is invalid."""
+
+    kind = "config"
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "Configuration error"
+
+
+_BY_NAME: dict[str, type[KeepuiError]] = {
+    c.__name__: c for c in (KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError)
+}
+
+
+def error_from_dict(data: dict[str, str]) -> KeepuiError:
+    """Rebuild an error sent over the store socket."""
+    cls = _BY_NAME.get(data.get("type", ""), KeepuiError)
+    return cls(data.get("message", "unknown error"), data.get("title"))

@@ -1,0 +1,137 @@
+"""Validation of user input: ids, `ID@V{N}` addresses, tags and ISO-8601 times."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, date, datetime, timedelta
+
+from keepui_engine.errors import UsageError
+
+TAG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+VERSION_SUFFIX = re.compile(r"^(?P<id>.+)@[Vv]\{(?P<n>-?\d+)\}$")
+_BAD_ID_CHARS = set("\\`<>|;\"'") | {chr(c) for c in range(32)} | {"\x7f"}
+MAX_ID = 1024
+
+UserTags = dict[str, list[str]]
+
+
+def anonymous_id(text: str) -> str:
+    """Content-addressed id for text put without one: `%` + 12 hex of sha256."""
+    return "%" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def content_hash(text: str) -> str:
+    """Full sha256 hex of a text, the key of the embedding cache."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_id(doc_id: str) -> str:
+    """Return the id if acceptable, else raise UsageError naming the problem."""
+    if not doc_id or doc_id != doc_id.strip():
+        raise UsageError(f"id {doc_id!r} is empty or has leading/trailing spaces; give a plain id.")
+    if len(doc_id) > MAX_ID:
+        raise UsageError(f"id is {len(doc_id)} characters; the limit is {MAX_ID}.")
+    bad = sorted(set(doc_id) & _BAD_ID_CHARS)
+    if bad:
+        raise UsageError(f"id {doc_id!r} contains {bad!r}; ids may not contain quotes, "
+                         "backslashes, backticks, < > | ; or control characters.")
+    return doc_id
+
+
+def split_version(address: str) -> tuple[str, int] | None:
+    """Split `ID@V{N}` into (ID, N), or None when the address has no version suffix."""
+    m = VERSION_SUFFIX.match(address)
+    return (m.group("id"), int(m.group("n"))) if m else None
+
+
+def tag_key(raw: str) -> str:
+    """Validate and case-fold a tag key; system keys (`_`) are refused."""
+    if raw.startswith("_"):
+        raise UsageError(f"tag {raw!r}: keys starting with '_' are system tags managed by keepui; "
+                         "choose a key that starts with a letter.")
+    if not TAG_KEY.match(raw):
+        raise UsageError(f"tag key {raw!r} is invalid: it must match ^[A-Za-z][A-Za-z0-9_-]*$ "
+                         "(e.g. -t topic=search).")
+    return raw.casefold()
+
+
+def parse_tag_args(args: list[str] | None, *, allow_bare: bool) -> dict[str, list[str] | None]:
+    """Parse repeated `-t k=v` options.
+
+    Args:
+        args: The raw option values.
+        allow_bare: Accept `k` alone (a filter meaning "key present"): the value is None.
+
+    Returns:
+        key -> list of values (repeats of a key collect), [] for `k=` (remove), or None (bare).
+    """
+    out: dict[str, list[str] | None] = {}
+    for raw in args or []:
+        key, sep, value = raw.partition("=")
+        key = tag_key(key.strip())
+        if not sep:
+            if not allow_bare:
+                raise UsageError(f"tag {raw!r} needs a value: use -t {key}=VALUE.")
+            out.setdefault(key, None)
+            continue
+        current = out.get(key)
+        if value == "":
+            out[key] = []
+        elif current:
+            if value not in current:
+                current.append(value)
+        else:
+            out[key] = [value]
+    return out
+
+
+def merge_tags(base: UserTags, changes: dict[str, list[str] | None]) -> UserTags:
+    """Apply per-key replacements to user tags; an empty list removes the key."""
+    merged = {k: list(v) for k, v in base.items()}
+    for key, values in changes.items():
+        if values:
+            merged[key] = list(values)
+        else:
+            merged.pop(key, None)
+    return dict(sorted(merged.items()))
+
+
+_DURATION = re.compile(
+    r"^P(?:(?P<y>\d+(?:\.\d+)?)Y)?(?:(?P<mo>\d+(?:\.\d+)?)M)?(?:(?P<w>\d+(?:\.\d+)?)W)?"
+    r"(?:(?P<d>\d+(?:\.\d+)?)D)?(?:T(?:(?P<h>\d+(?:\.\d+)?)H)?(?:(?P<mi>\d+(?:\.\d+)?)M)?"
+    r"(?:(?P<s>\d+(?:\.\d+)?)S)?)?$",
+    re.IGNORECASE,
+)
+
+
+def parse_time(raw: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
+    """Parse an ISO-8601 date, datetime or duration (P7D, PT1H: that long before now) to UTC.
+
+    Raises:
+        UsageError: The text is none of those.
+    """
+    now = now or datetime.now(UTC)
+    text = raw.strip()
+    m = _DURATION.match(text)
+    if m and any(m.groupdict().values()):
+        g = {k: float(v) if v else 0.0 for k, v in m.groupdict().items()}
+        span = timedelta(days=g["y"] * 365 + g["mo"] * 30 + g["w"] * 7 + g["d"],
+                         hours=g["h"], minutes=g["mi"], seconds=g["s"])
+        return now - span
+    try:
+        if len(text) == 10:
+            d = date.fromisoformat(text)
+            return datetime(d.year, d.month, d.day, tzinfo=UTC)
+        dt = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"{option} {raw!r} is not an ISO-8601 date (2026-11-01), datetime "
+                         "(2026-11-01T09:30) or duration (P7D, PT1H).") from None
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def iso(dt: datetime) -> str:
+    """Render a naive-UTC or aware datetime as ISO-8601 UTC with a Z."""
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(UTC).replace(tzinfo=None)
+    return dt.isoformat(timespec="microseconds") + "Z"

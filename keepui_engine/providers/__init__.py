@@ -1,0 +1,29 @@
+"""Embedding and other providers behind Protocols, created lazily by name."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from keepui_engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    from keepui_engine.config import Settings
+    from keepui_engine.providers.base import Embedder
+
+EMBEDDERS = ("sentence-transformers", "fake")
+
+
+def create_embedder(settings: Settings) -> Embedder:
+    """Build the embedder keepui.toml names (heavy imports happen inside the provider)."""
+    name = settings.embedding_provider
+    if name == "sentence-transformers":
+        from keepui_engine.providers.sentence_transformers import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(settings.embedding_model, settings.model_path,
+                                           settings.batch_size)
+    if name == "fake":
+        from keepui_engine.providers.fake import FakeEmbedder
+
+        return FakeEmbedder()
+    raise ConfigError(f"{settings.config_path}: [embedding] provider = {name!r} is unknown; "
+                      f"choose one of {', '.join(EMBEDDERS)}.")

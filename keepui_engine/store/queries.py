@@ -1,0 +1,104 @@
+"""Read queries for search and listing: filter to vector keys, hydrate hits, list documents."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import duckdb
+
+# The version a vector key points at: the head row when versions match, else the archived row.
+_JOIN = """
+    FROM vector_keys k JOIN documents d ON d.id = k.doc_id
+    LEFT JOIN versions v ON v.id = k.doc_id AND v.version = k.version AND k.version <> d.version
+"""
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """What a vector key points at, for building a hit."""
+
+    key: int
+    doc_id: str
+    version: int
+    head_version: int
+    part: int
+    summary: str
+    tags: dict[str, list[str]]
+    sys: dict[str, Any]
+    created: datetime
+    updated: datetime
+
+
+def tag_conditions(filters: dict[str, list[str] | None], column: str) -> tuple[str, list[Any]]:
+    """SQL conditions (AND) for tag filters on a JSON column of key -> list of values.
+
+    Keys are validated against ^[A-Za-z][A-Za-z0-9_-]*$ before they get here, so they are
+    safe inside the JSON path.
+    """
+    conds: list[str] = []
+    params: list[Any] = []
+    for key, values in filters.items():
+        path = f"'$.\"{key}\"'"
+        if not values:
+            conds.append(f"json_exists({column}, {path})")
+        for value in values or []:
+            params.append(value)
+            conds.append(f"list_contains(CAST(json_extract({column}, {path}) AS VARCHAR[]), "
+                         f"${len(params)})")
+    return " AND ".join(conds), params
+
+
+def filter_keys(con: duckdb.DuckDBPyConnection, tags: dict[str, list[str] | None],
+                since: datetime | None, until: datetime | None) -> np.ndarray:
+    """Sorted vector keys whose version passes the tag and time filters."""
+    where, params = tag_conditions(tags, "COALESCE(v.tags, d.tags)")
+    conds = [where] if where else []
+    for value, op in ((since, ">="), (until, "<")):
+        if value is not None:
+            params.append(value.replace(tzinfo=None))
+            conds.append(f"COALESCE(v.updated, d.updated) {op} ${len(params)}")
+    sql = f"SELECT k.key {_JOIN} WHERE {' AND '.join(conds) or 'true'} ORDER BY k.key"
+    return np.asarray(con.execute(sql, params).fetchnumpy()["key"], np.int64)
+
+
+def hydrate(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, KeyRow]:
+    """Rows for the given vector keys (keys whose document is gone are absent)."""
+    if not keys:
+        return {}
+    recs = con.execute(
+        "SELECT k.key, k.doc_id, k.version, d.version, k.part, COALESCE(v.summary, d.summary), "
+        "COALESCE(v.tags, d.tags), COALESCE(v.sys, d.sys), d.created, "
+        f"COALESCE(v.updated, d.updated) {_JOIN} WHERE k.key IN (SELECT unnest($1)) "
+        "AND (k.version = d.version OR v.id IS NOT NULL)", [keys]).fetchall()
+    return {r[0]: KeyRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), json.loads(r[7]),
+                         r[8], r[9]) for r in recs}
+
+
+def list_ids(con: duckdb.DuckDBPyConnection, prefix: str | None,
+             tags: dict[str, list[str] | None], sort: str, limit: int) -> list[str]:
+    """Ids of current documents matching a prefix and tag filters, in the asked order."""
+    where, params = tag_conditions(tags, "tags")
+    conds = [where] if where else []
+    if prefix:
+        params.append(prefix)
+        conds.append(f"starts_with(id, ${len(params)})")
+    order = "id ASC" if sort == "id" else f"{sort} DESC, id ASC"
+    params.append(limit)
+    sql = (f"SELECT id FROM documents WHERE {' AND '.join(conds) or 'true'} "
+           f"ORDER BY {order} LIMIT ${len(params)}")
+    return [r[0] for r in con.execute(sql, params).fetchall()]
+
+
+def counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    """(documents, versions including heads, vector keys)."""
+    docs = con.execute("SELECT count(*) FROM documents").fetchone()
+    vers = con.execute("SELECT count(*) FROM versions").fetchone()
+    keys = con.execute("SELECT count(*) FROM vector_keys").fetchone()
+    n_docs = int(docs[0]) if docs else 0
+    return n_docs, n_docs + (int(vers[0]) if vers else 0), int(keys[0]) if keys else 0

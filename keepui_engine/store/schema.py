@@ -1,0 +1,89 @@
+"""DDL as ordered, named migrations recorded in the `_migrations` table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+def m001_core(con: duckdb.DuckDBPyConnection) -> None:
+    """Documents, archived versions, vector keys, the embedding cache and store metadata."""
+    con.execute("""
+        CREATE TABLE documents (
+            id VARCHAR PRIMARY KEY,
+            version INTEGER NOT NULL,
+            text VARCHAR,
+            summary VARCHAR NOT NULL,
+            tags JSON NOT NULL,
+            sys JSON NOT NULL,
+            content_hash VARCHAR NOT NULL,
+            created TIMESTAMP NOT NULL,
+            updated TIMESTAMP NOT NULL,
+            accessed TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE versions (
+            id VARCHAR NOT NULL,
+            version INTEGER NOT NULL,
+            text VARCHAR,
+            summary VARCHAR NOT NULL,
+            tags JSON NOT NULL,
+            sys JSON NOT NULL,
+            content_hash VARCHAR NOT NULL,
+            updated TIMESTAMP NOT NULL,
+            PRIMARY KEY (id, version)
+        )""")
+    con.execute("CREATE SEQUENCE vector_key_seq START 1")
+    con.execute("""
+        CREATE TABLE vector_keys (
+            key BIGINT PRIMARY KEY,
+            doc_id VARCHAR NOT NULL,
+            version INTEGER NOT NULL,
+            part INTEGER NOT NULL DEFAULT 0,
+            content_hash VARCHAR NOT NULL,
+            model VARCHAR NOT NULL
+        )""")
+    con.execute("CREATE INDEX vector_keys_doc ON vector_keys (doc_id)")
+    con.execute("""
+        CREATE TABLE embeddings (
+            content_hash VARCHAR NOT NULL,
+            model VARCHAR NOT NULL,
+            vec BLOB NOT NULL,
+            created TIMESTAMP NOT NULL,
+            PRIMARY KEY (content_hash, model)
+        )""")
+    con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+
+
+MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
+    ("m001_core", m001_core),
+]
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply every migration not yet recorded, each in its own transaction.
+
+    Returns:
+        The names of the migrations applied now.
+    """
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name VARCHAR PRIMARY KEY, applied TIMESTAMP)"
+    )
+    done = {row[0] for row in con.execute("SELECT name FROM _migrations").fetchall()}
+    applied = []
+    for name, fn in MIGRATIONS:
+        if name in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            fn(con)
+            con.execute("INSERT INTO _migrations VALUES (?, now())", [name])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
