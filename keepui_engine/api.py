@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from keepui_engine import server
 from keepui_engine.config import Settings, load_settings
 from keepui_engine.errors import UsageError
-from keepui_engine.store.lock import StoreLock
+from keepui_engine.locking import StoreLock
 from keepui_engine.types import (
     DeleteResult, FindResult, Item, PutResult, PutSpec, Stats, VersionInfo,
 )

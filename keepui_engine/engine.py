@@ -78,7 +78,8 @@ class Engine:
             if not spec.text or not spec.text.strip():
                 raise UsageError("nothing to store: the text is empty. Give some text, a file "
                                  "path, or - to read standard input.")
-            doc_id = inputs.check_id(spec.id) if spec.id else inputs.anonymous_id(spec.text)
+            doc_id = (inputs.check_id(spec.id) if spec.id is not None
+                      else inputs.anonymous_id(spec.text))
             changes = inputs.parse_tag_args(spec.tags, allow_bare=False)
             prepared.append((spec, doc_id, changes, content_hash(spec.text)))
         vectors = self.embed([p[0].text for p in prepared])
@@ -119,6 +120,7 @@ class Engine:
     def _index_new(self, keys: np.ndarray, hashes: list[str], by_hash: dict[str, np.ndarray]) -> None:
         if len(keys):
             self.store.index_add(keys, np.stack([by_hash[h] for h in hashes]))
+            self.store.maybe_extend_hnsw()
 
     def tag(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
         """Change a document's tags, archiving the previous version."""

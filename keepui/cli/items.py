@@ -30,7 +30,7 @@ def _read_source(source: str | None) -> tuple[str, str, str, str | None]:
         path = Path(unquote(urlparse(source).path))
         if not path.exists():
             raise UsageError(f"{source}: no such file. Check the path.")
-    elif "\n" not in source and len(source) < 4096:
+    elif source and "\n" not in source and len(source) < 4096:
         candidate = Path(source).expanduser()
         try:
             path = candidate if candidate.exists() else None

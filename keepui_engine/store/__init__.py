@@ -99,6 +99,13 @@ class Store:
         elif len(keys):
             VectorIndex(self.root, self.model, self.dim, self.exact_max).append(keys, vecs)
 
+    def maybe_extend_hnsw(self) -> bool:
+        """Build or extend the HNSW graph once the vector files outgrow exact search."""
+        rows = VectorIndex(self.root, self.model, self.dim, self.exact_max).file_rows()
+        if rows <= self.exact_max:
+            return False
+        return self.index.maybe_extend_hnsw()
+
     def index_remove(self, keys: np.ndarray) -> None:
         """Forget deleted keys in the loaded index (files are reconciled on the next open)."""
         if self._index is not None:

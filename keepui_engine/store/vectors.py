@@ -72,6 +72,11 @@ class VectorIndex:
                 os.truncate(path, size)
         return rows
 
+    def file_rows(self) -> int:
+        """Rows in the vector files, from their sizes (no loading)."""
+        _, vpath = self._paths()
+        return vpath.stat().st_size // (4 * self.dim) if vpath.exists() else 0
+
     def append(self, keys: np.ndarray, vecs: np.ndarray) -> None:
         """Append rows (keys first, so a torn write loses the row rather than mislabels it)."""
         if len(keys) == 0:

