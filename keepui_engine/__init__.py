@@ -1,18 +1,46 @@
-"""keepui's engine: a versioned, searchable memory store. Front ends use only what is exported here."""
+"""keepui's engine: a versioned, searchable memory store; front ends use only these exports."""
 
 from __future__ import annotations
 
 from keepui_engine.api import Workbench, open_workbench
 from keepui_engine.config import Settings, load_settings, resolve_store
 from keepui_engine.errors import (
-    ConfigError, KeepuiError, NotFound, ProviderError, StoreError, UsageError,
+    ConfigError,
+    KeepuiError,
+    NotFound,
+    ProviderError,
+    StoreError,
+    UsageError,
 )
 from keepui_engine.types import (
-    DeleteResult, FindResult, Hit, Item, PutResult, PutSpec, Stats, VersionInfo,
+    DeleteResult,
+    FindResult,
+    Hit,
+    Item,
+    PutResult,
+    PutSpec,
+    Stats,
+    VersionInfo,
 )
 
 __all__ = [
-    "ConfigError", "DeleteResult", "FindResult", "Hit", "Item", "KeepuiError", "NotFound",
-    "ProviderError", "PutResult", "PutSpec", "Settings", "Stats", "StoreError", "UsageError",
-    "VersionInfo", "Workbench", "load_settings", "open_workbench", "resolve_store",
+    "ConfigError",
+    "DeleteResult",
+    "FindResult",
+    "Hit",
+    "Item",
+    "KeepuiError",
+    "NotFound",
+    "ProviderError",
+    "PutResult",
+    "PutSpec",
+    "Settings",
+    "Stats",
+    "StoreError",
+    "UsageError",
+    "VersionInfo",
+    "Workbench",
+    "load_settings",
+    "open_workbench",
+    "resolve_store",
 ]

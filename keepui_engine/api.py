@@ -11,7 +11,13 @@ from keepui_engine.config import Settings, load_settings
 from keepui_engine.errors import UsageError
 from keepui_engine.locking import StoreLock
 from keepui_engine.types import (
-    DeleteResult, FindResult, Item, PutResult, PutSpec, Stats, VersionInfo,
+    DeleteResult,
+    FindResult,
+    Item,
+    PutResult,
+    PutSpec,
+    Stats,
+    VersionInfo,
 )
 
 if TYPE_CHECKING:
@@ -27,6 +33,7 @@ _DECODE: dict[str, Any] = {
     "tag": PutResult.from_dict,
     "delete": DeleteResult.from_dict,
     "stats": Stats.from_dict,
+    "reindex": Stats.from_dict,
 }
 
 
@@ -49,8 +56,9 @@ class Workbench:
         embedder: An embedder to use instead of the one keepui.toml names (tests).
     """
 
-    def __init__(self, settings: Settings, *, own: bool = False,
-                 embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, own: bool = False, embedder: Embedder | None = None
+    ) -> None:
         self.settings = settings
         self._embedder = embedder
         self._lock = StoreLock(settings.store)
@@ -79,12 +87,18 @@ class Workbench:
             self._embedder = create_embedder(self.settings)
         return self._embedder
 
-    def _open_engine(self) -> Engine:
+    def _open_engine(self, check_model: bool = True) -> Engine:
         from keepui_engine.engine import Engine
         from keepui_engine.store import Store
 
         emb = self.embedder
-        store = Store(self.settings.store, emb.name, emb.dim, self.settings.exact_max_vectors)
+        store = Store(
+            self.settings.store,
+            emb.name,
+            emb.dim,
+            self.settings.exact_max_vectors,
+            check_model=check_model,
+        )
         return Engine(self.settings, store, emb)
 
     def _call(self, op: str, **args: Any) -> Any:
@@ -96,11 +110,12 @@ class Workbench:
             if sock is not None:
                 wire = {k: _encode(v) for k, v in args.items()}
                 return _DECODE[op](server.call(sock, op, wire))
-            if self._lock.acquire(self.settings.lock_timeout_s,
-                                  give_up=lambda: server.socket_path(store).exists()):
+            if self._lock.acquire(
+                self.settings.lock_timeout_s, give_up=lambda: server.socket_path(store).exists()
+            ):
                 engine = None
                 try:
-                    engine = self._open_engine()
+                    engine = self._open_engine(check_model=op != "reindex")
                     return getattr(engine, op)(**args)
                 finally:
                     if engine is not None:
@@ -145,9 +160,16 @@ class Workbench:
         self.close()
 
     # -- operations -----------------------------------------------------------------------------
-    def put(self, text: str, *, id: str | None = None, tags: list[str] | None = None,  # noqa: A002
-            summary: str | None = None, source: str = "inline",
-            content_type: str = "text/plain") -> PutResult:
+    def put(
+        self,
+        text: str,
+        *,
+        id: str | None = None,  # noqa: A002
+        tags: list[str] | None = None,
+        summary: str | None = None,
+        source: str = "inline",
+        content_type: str = "text/plain",
+    ) -> PutResult:
         """Store one text (a new document, a new version, or a no-op when unchanged)."""
         spec = PutSpec(text, id, list(tags or []), summary, source, content_type)
         return self.put_many([spec])[0]
@@ -167,25 +189,42 @@ class Workbench:
         result: list[VersionInfo] = self._call("history", address=address)
         return result
 
-    def find(self, query: str, *, tags: list[str] | None = None, limit: int = 10,
-             since: str | None = None, until: str | None = None) -> FindResult:
+    def find(
+        self,
+        query: str,
+        *,
+        tags: list[str] | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> FindResult:
         """Search by meaning with tag and time filters and recency decay."""
-        result: FindResult = self._call("find", query=query, tags=list(tags or []), limit=limit,
-                                        since=since, until=until)
+        result: FindResult = self._call(
+            "find", query=query, tags=list(tags or []), limit=limit, since=since, until=until
+        )
         return result
 
-    def list_items(self, prefix: str | None = None, *, tags: list[str] | None = None,
-                   sort: str = "updated", limit: int = 20) -> list[Item]:
+    def list_items(
+        self,
+        prefix: str | None = None,
+        *,
+        tags: list[str] | None = None,
+        sort: str = "updated",
+        limit: int = 20,
+    ) -> list[Item]:
         """Current documents by prefix and tags, in the asked order."""
-        result: list[Item] = self._call("list_items", prefix=prefix, tags=list(tags or []),
-                                        sort=sort, limit=limit)
+        result: list[Item] = self._call(
+            "list_items", prefix=prefix, tags=list(tags or []), sort=sort, limit=limit
+        )
         return result
 
-    def tag(self, doc_id: str, *, tags: list[str] | None = None,
-            remove: list[str] | None = None) -> PutResult:
+    def tag(
+        self, doc_id: str, *, tags: list[str] | None = None, remove: list[str] | None = None
+    ) -> PutResult:
         """Set (`KEY=VALUE`) or remove tags, archiving the previous version."""
-        result: PutResult = self._call("tag", doc_id=doc_id, tags=list(tags or []),
-                                       remove=list(remove or []))
+        result: PutResult = self._call(
+            "tag", doc_id=doc_id, tags=list(tags or []), remove=list(remove or [])
+        )
         return result
 
     def delete(self, doc_id: str, *, purge: bool = False) -> DeleteResult:
@@ -198,8 +237,17 @@ class Workbench:
         result: Stats = self._call("stats")
         return result
 
+    def reindex(self) -> Stats:
+        """Re-embed everything with the model keepui.toml names (after a model change)."""
+        result: Stats = self._call("reindex")
+        return result
 
-def open_workbench(store: str | os.PathLike[str] | None = None, *, own: bool = False,
-                   embedder: Embedder | None = None) -> Workbench:
+
+def open_workbench(
+    store: str | os.PathLike[str] | None = None,
+    *,
+    own: bool = False,
+    embedder: Embedder | None = None,
+) -> Workbench:
     """Open a store directory (created with a default keepui.toml on first use)."""
     return Workbench(load_settings(store), own=own, embedder=embedder)

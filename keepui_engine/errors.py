@@ -86,7 +86,8 @@ class ConfigError(KeepuiError):
 
 
 _BY_NAME: dict[str, type[KeepuiError]] = {
-    c.__name__: c for c in (KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError)
+    c.__name__: c
+    for c in (KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError)
 }
 
 

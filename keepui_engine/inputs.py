@@ -34,8 +34,10 @@ def check_id(doc_id: str) -> str:
         raise UsageError(f"id is {len(doc_id)} characters; the limit is {MAX_ID}.")
     bad = sorted(set(doc_id) & _BAD_ID_CHARS)
     if bad:
-        raise UsageError(f"id {doc_id!r} contains {bad!r}; ids may not contain quotes, "
-                         "backslashes, backticks, < > | ; or control characters.")
+        raise UsageError(
+            f"id {doc_id!r} contains {bad!r}; ids may not contain quotes, "
+            "backslashes, backticks, < > | ; or control characters."
+        )
     return doc_id
 
 
@@ -48,11 +50,15 @@ def split_version(address: str) -> tuple[str, int] | None:
 def tag_key(raw: str) -> str:
     """Validate and case-fold a tag key; system keys (`_`) are refused."""
     if raw.startswith("_"):
-        raise UsageError(f"tag {raw!r}: keys starting with '_' are system tags managed by keepui; "
-                         "choose a key that starts with a letter.")
+        raise UsageError(
+            f"tag {raw!r}: keys starting with '_' are system tags managed by keepui; "
+            "choose a key that starts with a letter."
+        )
     if not TAG_KEY.match(raw):
-        raise UsageError(f"tag key {raw!r} is invalid: it must match ^[A-Za-z][A-Za-z0-9_-]*$ "
-                         "(e.g. -t topic=search).")
+        raise UsageError(
+            f"tag key {raw!r} is invalid: it must match ^[A-Za-z][A-Za-z0-9_-]*$ "
+            "(e.g. -t topic=search)."
+        )
     return raw.casefold()
 
 
@@ -116,8 +122,12 @@ def parse_time(raw: str, *, now: datetime | None = None, option: str = "--since"
     m = _DURATION.match(text)
     if m and any(m.groupdict().values()):
         g = {k: float(v) if v else 0.0 for k, v in m.groupdict().items()}
-        span = timedelta(days=g["y"] * 365 + g["mo"] * 30 + g["w"] * 7 + g["d"],
-                         hours=g["h"], minutes=g["mi"], seconds=g["s"])
+        span = timedelta(
+            days=g["y"] * 365 + g["mo"] * 30 + g["w"] * 7 + g["d"],
+            hours=g["h"],
+            minutes=g["mi"],
+            seconds=g["s"],
+        )
         return now - span
     try:
         if len(text) == 10:
@@ -125,8 +135,10 @@ def parse_time(raw: str, *, now: datetime | None = None, option: str = "--since"
             return datetime(d.year, d.month, d.day, tzinfo=UTC)
         dt = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"{option} {raw!r} is not an ISO-8601 date (2026-11-01), datetime "
-                         "(2026-11-01T09:30) or duration (P7D, PT1H).") from None
+        raise UsageError(
+            f"{option} {raw!r} is not an ISO-8601 date (2026-11-01), datetime "
+            "(2026-11-01T09:30) or duration (P7D, PT1H)."
+        ) from None
     return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 

@@ -1,4 +1,4 @@
-"""The cross-process store lock: one flock on `store.lock`, held by whoever has the DuckDB file open."""
+"""The cross-process store lock: a flock on `store.lock`, held while the DuckDB file is open."""
 
 from __future__ import annotations
 

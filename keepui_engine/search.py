@@ -22,8 +22,13 @@ def decay_factor(updated: datetime, now: datetime, half_life_days: float) -> flo
     return float(0.5 ** (age_days / half_life_days))
 
 
-def public_tags(tags: dict[str, list[str]], sys: dict[str, Any], created: datetime,
-                updated: datetime, accessed: datetime | None = None) -> Tags:
+def public_tags(
+    tags: dict[str, list[str]],
+    sys: dict[str, Any],
+    created: datetime,
+    updated: datetime,
+    accessed: datetime | None = None,
+) -> Tags:
     """User tags (a single value as a string) plus the `_`-prefixed system tags."""
     out: Tags = {k: (v[0] if len(v) == 1 else list(v)) for k, v in tags.items()}
     out.update({k: v for k, v in sys.items()})
@@ -34,8 +39,13 @@ def public_tags(tags: dict[str, list[str]], sys: dict[str, Any], created: dateti
     return out
 
 
-def rank(keys: np.ndarray, sims: np.ndarray, rows: dict[int, KeyRow], now: datetime,
-         half_life_days: float) -> list[Hit]:
+def rank(
+    keys: np.ndarray,
+    sims: np.ndarray,
+    rows: dict[int, KeyRow],
+    now: datetime,
+    half_life_days: float,
+) -> list[Hit]:
     """Turn vector matches into one hit per document, best final score first.
 
     A document matched by several versions keeps its best-scoring one (the newest on ties).

@@ -51,11 +51,15 @@ def call(sock: socket.socket, op: str, args: dict[str, Any]) -> Any:
             reader = sock.makefile("rb")
             line = reader.readline(MAX_LINE)
         except OSError as exc:
-            raise StoreError(f"the keepui server for this store stopped answering ({exc}). "
-                             "Run the command again.") from exc
+            raise StoreError(
+                f"the keepui server for this store stopped answering ({exc}). "
+                "Run the command again."
+            ) from exc
     if not line:
-        raise StoreError("the keepui server for this store closed the connection without an "
-                         "answer. Run the command again.")
+        raise StoreError(
+            "the keepui server for this store closed the connection without an "
+            "answer. Run the command again."
+        )
     reply = json.loads(line)
     if not reply.get("ok"):
         raise error_from_dict(reply.get("error", {}))
@@ -75,8 +79,14 @@ class _Handler(socketserver.StreamRequestHandler):
         except KeepuiError as exc:
             reply = {"ok": False, "error": exc.to_dict()}
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
-            reply = {"ok": False, "error": {"type": "StoreError", "title": "Server error",
-                                            "message": f"{type(exc).__name__}: {exc}"}}
+            reply = {
+                "ok": False,
+                "error": {
+                    "type": "StoreError",
+                    "title": "Server error",
+                    "message": f"{type(exc).__name__}: {exc}",
+                },
+            }
         self.wfile.write(json.dumps(reply).encode() + b"\n")
 
 
@@ -108,8 +118,9 @@ class StoreServer:
 
     def start(self) -> None:
         """Serve in a background thread."""
-        self._thread = threading.Thread(target=self._server.serve_forever, name="keepui-server",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="keepui-server", daemon=True
+        )
         self._thread.start()
 
     def serve_forever(self) -> None:

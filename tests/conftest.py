@@ -6,13 +6,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import make_fake_store
 
 from keepui_engine import Workbench, open_workbench
-from support import make_fake_store
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("KEEPUI_STORE", str(home / ".keepui-default"))

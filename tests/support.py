@@ -15,8 +15,10 @@ def make_fake_store(path: Path, **overrides: object) -> Path:
     text = FAKE_TOML
     for key, value in overrides.items():
         rendered = str(value).lower() if isinstance(value, bool) else str(value)
-        lines = [f"{key} = {rendered}" if line.startswith(f"{key} =") else line
-                 for line in text.splitlines()]
+        lines = [
+            f"{key} = {rendered}" if line.startswith(f"{key} =") else line
+            for line in text.splitlines()
+        ]
         text = "\n".join(lines) + "\n"
     (path / "keepui.toml").write_text(text)
     return path

@@ -12,10 +12,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def loaded(statement: str, modules: list[str]) -> dict[str, bool]:
-    code = (f"import sys; {statement}; "
-            f"print(','.join(str(m in sys.modules) for m in {modules!r}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60).stdout.strip().split(",")
+    code = f"import sys; {statement}; print(','.join(str(m in sys.modules) for m in {modules!r}))"
+    out = (
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        )
+        .stdout.strip()
+        .split(",")
+    )
     return dict(zip(modules, [x == "True" for x in out], strict=True))
 
 

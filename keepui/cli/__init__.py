@@ -1,4 +1,4 @@
-"""The keepui command line: `keepui COMMAND`; exit codes 0 ok, 1 usage, 2 not found/store/provider."""
+"""The keepui command line; exit codes 0 ok, 1 usage, 2 not found or store/provider error."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ app.command("list")(items.list_)
 app.command("tag")(items.tag)
 app.command("del")(items.delete)
 app.command("stats")(items.stats)
+app.command("reindex")(items.reindex)
 app.command("serve")(serve.serve)
 
 

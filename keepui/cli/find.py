@@ -15,10 +15,17 @@ def find(
     query: Annotated[str, typer.Argument(help="What to look for, in words.")],
     tag: FilterOpt = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
-    since: Annotated[str | None, typer.Option(
-        "--since", help="Only versions written at or after: 2026-11-01, 2026-11-01T09:00, P7D, PT1H.")] = None,
-    until: Annotated[str | None, typer.Option(
-        "--until", help="Only versions written before (same forms as --since).")] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Only versions written at or after: 2026-11-01, 2026-11-01T09:00, P7D, PT1H.",
+        ),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", help="Only versions written before (same forms as --since)."),
+    ] = None,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -53,5 +60,7 @@ def find(
         note(f"no matches for {query!r}")
     for h in result.hits:
         where = "" if h.version == 0 else f" @V{{{h.version}}}"
-        out(f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
-            f"(sim {h.similarity:.3f} x decay {h.decay:.2f})  {first_line(h.summary, 60)}")
+        out(
+            f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
+            f"(sim {h.similarity:.3f} x decay {h.decay:.2f})  {first_line(h.summary, 60)}"
+        )

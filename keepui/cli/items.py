@@ -11,7 +11,13 @@ import typer
 
 from keepui.cli.options import FilterOpt, JsonFlag, NlFlag, StoreOpt, TagOpt
 from keepui.cli.output import (
-    emit_json, emit_ndjson, first_line, note, out, render_tags, short_time,
+    emit_json,
+    emit_ndjson,
+    first_line,
+    note,
+    out,
+    render_tags,
+    short_time,
 )
 from keepui_engine import Item, UsageError, open_workbench
 
@@ -22,8 +28,10 @@ def _read_source(source: str | None) -> tuple[str, str, str, str | None]:
     """(text, source kind, content type, default id) for literal text, `-`, a path or file://."""
     if source is None or source == "-":
         if source is None and sys.stdin.isatty():
-            raise UsageError("nothing to store: give TEXT, a file path, or - to read standard "
-                             "input (e.g. keepui put \"a note\").")
+            raise UsageError(
+                "nothing to store: give TEXT, a file path, or - to read standard "
+                'input (e.g. keepui put "a note").'
+            )
         return sys.stdin.read(), "stdin", "text/plain", None
     path: Path | None = None
     if source.startswith("file://"):
@@ -39,8 +47,10 @@ def _read_source(source: str | None) -> tuple[str, str, str, str | None]:
     if path is None:
         return source, "inline", "text/plain", None
     if path.is_dir():
-        raise UsageError(f"{path} is a directory; putting directories is not supported yet. "
-                         "Put its files one by one.")
+        raise UsageError(
+            f"{path} is a directory; putting directories is not supported yet. "
+            "Put its files one by one."
+        )
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -48,18 +58,25 @@ def _read_source(source: str | None) -> tuple[str, str, str, str | None]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; only text and markdown files can be put "
-                         "for now.") from None
+        raise UsageError(
+            f"{path} is not UTF-8 text; only text and markdown files can be put for now."
+        ) from None
     if "\x00" in text:
-        raise UsageError(f"{path} looks binary (it contains NUL bytes); only text and "
-                         "markdown files can be put for now.")
+        raise UsageError(
+            f"{path} looks binary (it contains NUL bytes); only text and "
+            "markdown files can be put for now."
+        )
     uri = path.resolve().as_uri()
     return text, "file", TEXT_SUFFIXES.get(path.suffix.lower(), "text/plain"), uri
 
 
 def put(
-    source: Annotated[str | None, typer.Argument(
-        help="Text to store, a path to a text/markdown file, file://URI, or - for stdin.")] = None,
+    source: Annotated[
+        str | None,
+        typer.Argument(
+            help="Text to store, a path to a text/markdown file, file://URI, or - for stdin."
+        ),
+    ] = None,
     id: Annotated[str | None, typer.Option("--id", "-i", help="Document id.")] = None,  # noqa: A002
     tag: TagOpt = None,
     summary: Annotated[str | None, typer.Option("--summary", help="Use this summary.")] = None,
@@ -76,8 +93,9 @@ def put(
     """
     text, kind, ctype, default_id = _read_source(source)
     with open_workbench(store) as wb:
-        result = wb.put(text, id=id or default_id, tags=tag, summary=summary, source=kind,
-                        content_type=ctype)
+        result = wb.put(
+            text, id=id or default_id, tags=tag, summary=summary, source=kind, content_type=ctype
+        )
     if json_:
         emit_json(result.to_dict())
         return
@@ -110,8 +128,10 @@ def _print_item(item: Item) -> None:
 
 def get(
     address: Annotated[str, typer.Argument(help="Document id, or ID@V{N} for a version.")],
-    version: Annotated[int | None, typer.Option(
-        "--version", "-V", help="Version: 0 current, 1 previous, -1 oldest.")] = None,
+    version: Annotated[
+        int | None,
+        typer.Option("--version", "-V", help="Version: 0 current, 1 previous, -1 oldest."),
+    ] = None,
     history: Annotated[bool, typer.Option("--history", "-H", help="List the versions.")] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
@@ -132,8 +152,10 @@ def get(
                 emit_json({"id": versions[0].id, "versions": [v.to_dict() for v in versions]})
                 return
             for v in versions:
-                out(f"@V{{{v.offset}}}\tv{v.version}\t{short_time(v.updated)}\t{v.change:<7}\t"
-                    f"{v.size:>6}\t{first_line(v.summary, 60)}")
+                out(
+                    f"@V{{{v.offset}}}\tv{v.version}\t{short_time(v.updated)}\t{v.change:<7}\t"
+                    f"{v.size:>6}\t{first_line(v.summary, 60)}"
+                )
             return
         item = wb.get(address, version)
     if json_:
@@ -145,7 +167,9 @@ def get(
 def list_(
     prefix: Annotated[str | None, typer.Argument(help="Only ids starting with this.")] = None,
     tag: FilterOpt = None,
-    sort: Annotated[str, typer.Option("--sort", help="updated, created, accessed or id.")] = "updated",
+    sort: Annotated[
+        str, typer.Option("--sort", help="updated, created, accessed or id.")
+    ] = "updated",
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.")] = 20,
     store: StoreOpt = None,
     json_: JsonFlag = False,
@@ -173,8 +197,9 @@ def list_(
 def tag(
     doc_id: Annotated[str, typer.Argument(help="Document id.")],
     tag: TagOpt = None,
-    remove: Annotated[list[str] | None, typer.Option(
-        "--remove", "-r", help="Remove this tag key (repeatable).")] = None,
+    remove: Annotated[
+        list[str] | None, typer.Option("--remove", "-r", help="Remove this tag key (repeatable).")
+    ] = None,
     store: StoreOpt = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -195,8 +220,9 @@ def tag(
 
 def delete(
     doc_id: Annotated[str, typer.Argument(help="Document id.")],
-    purge: Annotated[bool, typer.Option(
-        "--purge", help="Remove the document and its whole history.")] = False,
+    purge: Annotated[
+        bool, typer.Option("--purge", help="Remove the document and its whole history.")
+    ] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -232,3 +258,19 @@ def stats(store: StoreOpt = None, json_: JsonFlag = False) -> None:
     out(f"vectors:  {s.vectors}")
     out(f"size:     {s.store_bytes / 1e6:.1f} MB")
     out(f"model:    {s.model} ({s.dim} dimensions)")
+
+
+def reindex(store: StoreOpt = None, json_: JsonFlag = False) -> None:
+    """Re-embed every stored version with the model keepui.toml names, and rebuild the index.
+
+    \b
+    Run it after changing [embedding] in keepui.toml; until then the store refuses to mix
+    vectors from two models.
+    """
+    with open_workbench(store) as wb:
+        note(f"re-embedding with {wb.embedder.name} …")
+        s = wb.reindex()
+    if json_:
+        emit_json(s.to_dict())
+    else:
+        out(f"reindexed {s.versions} version(s) of {s.items} item(s) with {s.model}")

@@ -48,5 +48,7 @@ def render_tags(tags: dict[str, Any], *, system: bool = False) -> list[str]:
         if key.startswith("_") and not system:
             continue
         value = tags[key]
-        lines.append(f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value}")
+        lines.append(
+            f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value}"
+        )
     return lines

@@ -19,11 +19,14 @@ def create_embedder(settings: Settings) -> Embedder:
     if name == "sentence-transformers":
         from keepui_engine.providers.sentence_transformers import SentenceTransformerEmbedder
 
-        return SentenceTransformerEmbedder(settings.embedding_model, settings.model_path,
-                                           settings.batch_size)
+        return SentenceTransformerEmbedder(
+            settings.embedding_model, settings.model_path, settings.batch_size
+        )
     if name == "fake":
         from keepui_engine.providers.fake import FakeEmbedder
 
         return FakeEmbedder()
-    raise ConfigError(f"{settings.config_path}: [embedding] provider = {name!r} is unknown; "
-                      f"choose one of {', '.join(EMBEDDERS)}.")
+    raise ConfigError(
+        f"{settings.config_path}: [embedding] provider = {name!r} is unknown; "
+        f"choose one of {', '.join(EMBEDDERS)}."
+    )

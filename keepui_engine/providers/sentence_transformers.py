@@ -69,8 +69,13 @@ class SentenceTransformerEmbedder:
             if self._torch is None and len(texts) <= NUMPY_MAX_TEXTS:
                 return np.asarray(self._numpy_model().encode(texts), np.float32)
             model = self._torch_model()
-            vecs = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                normalize_embeddings=True, show_progress_bar=False)
+            vecs = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
             return np.asarray(vecs, np.float32)
         except ProviderError:
             raise
@@ -97,6 +102,7 @@ class SentenceTransformerEmbedder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
-            self._torch = SentenceTransformer(str(self.model_dir), device="cpu",
-                                              local_files_only=True)
+            self._torch = SentenceTransformer(
+                str(self.model_dir), device="cpu", local_files_only=True
+            )
         return self._torch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,7 +30,9 @@ class Store:
         exact_max: Exact search limit passed to the vector index.
     """
 
-    def __init__(self, root: Path, model: str, dim: int, exact_max: int = 30000) -> None:
+    def __init__(
+        self, root: Path, model: str, dim: int, exact_max: int = 30000, *, check_model: bool = True
+    ) -> None:
         import duckdb
 
         self.root = root
@@ -41,17 +44,24 @@ class Store:
             self.con = duckdb.connect(str(root / DB_NAME))
             migrate(self.con)
         except duckdb.Error as exc:
-            raise StoreError(f"cannot open {root / DB_NAME}: {exc}. If another program holds "
-                             "the file, close it; if the file is damaged, restore it from a "
-                             "backup.") from exc
-        self._check_model()
+            raise StoreError(
+                f"cannot open {root / DB_NAME}: {exc}. If another program holds "
+                "the file, close it; if the file is damaged, restore it from a "
+                "backup."
+            ) from exc
+        if check_model:
+            self._check_model()
         self._index: VectorIndex | None = None
 
     def _check_model(self) -> None:
         meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
         if not meta:
-            self.con.execute("INSERT INTO meta VALUES ('model', $1), ('dim', $2)",
-                             [self.model, str(self.dim)])
+            self.con.execute(
+                "INSERT INTO meta VALUES ('model', $1), ('dim', $2)", [self.model, str(self.dim)]
+            )
+            return
+        if not self.con.execute("SELECT count(*) FROM vector_keys").fetchone()[0]:  # type: ignore[index]
+            self.set_model(self.model, self.dim)
             return
         if meta.get("model") != self.model or meta.get("dim") != str(self.dim):
             raise StoreError(
@@ -64,9 +74,16 @@ class Store:
 
     def set_model(self, model: str, dim: int) -> None:
         """Record a new model after a reindex (the caller re-embeds everything)."""
-        self.con.execute("UPDATE meta SET value = $1 WHERE key = 'model'", [model])
-        self.con.execute("UPDATE meta SET value = $1 WHERE key = 'dim'", [str(dim)])
+        self.con.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('model', $1), ('dim', $2)", [model, str(dim)]
+        )
         self.model, self.dim = model, dim
+        self._index = None
+
+    def reset_index(self) -> None:
+        """Drop the vector files; the next use rebuilds them from the tables."""
+        for path in self.root.glob("vectors.*"):
+            path.unlink(missing_ok=True)
         self._index = None
 
     @contextmanager
@@ -87,8 +104,10 @@ class Store:
         if self._index is None:
             index = VectorIndex(self.root, self.model, self.dim, self.exact_max)
             with self.lock:
-                index.open(documents.live_keys(self.con),
-                           lambda keys: documents.vectors_for_keys(self.con, keys, self.model))
+                index.open(
+                    documents.live_keys(self.con),
+                    lambda keys: documents.vectors_for_keys(self.con, keys, self.model),
+                )
             self._index = index
         return self._index
 
@@ -117,7 +136,5 @@ class Store:
 
     def close(self) -> None:
         """Checkpoint and close the database."""
-        try:
+        with contextlib.suppress(Exception):  # closing must not mask the caller's error
             self.con.close()
-        except Exception:  # noqa: BLE001 - closing must not mask the caller's error
-            pass

@@ -37,16 +37,27 @@ class Row:
 
 
 def _row(rec: tuple[Any, ...]) -> Row:
-    return Row(rec[0], rec[1], rec[2], rec[3], json.loads(rec[4]), json.loads(rec[5]), rec[6],
-               rec[7], rec[8], rec[9])
+    return Row(
+        rec[0],
+        rec[1],
+        rec[2],
+        rec[3],
+        json.loads(rec[4]),
+        json.loads(rec[5]),
+        rec[6],
+        rec[7],
+        rec[8],
+        rec[9],
+    )
 
 
 def heads(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, Row]:
     """Current heads of the given ids (missing ids are absent from the result)."""
     if not ids:
         return {}
-    recs = con.execute(f"SELECT {COLS} FROM documents WHERE id IN (SELECT unnest($1))",
-                       [list(set(ids))]).fetchall()
+    recs = con.execute(
+        f"SELECT {COLS} FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
+    ).fetchall()
     return {r[0]: _row(r) for r in recs}
 
 
@@ -57,7 +68,9 @@ def archived(con: duckdb.DuckDBPyConnection, doc_id: str, version: int | None = 
     recs = con.execute(
         f"SELECT {VCOLS}, d.created, d.accessed FROM versions v "
         f"JOIN (SELECT created, accessed FROM documents WHERE id = $1) d ON true "
-        f"WHERE {where} ORDER BY version DESC", params).fetchall()
+        f"WHERE {where} ORDER BY version DESC",
+        params,
+    ).fetchall()
     return [_row((*r[:7], r[8], r[7], r[9])) for r in recs]
 
 
@@ -69,7 +82,8 @@ def write_heads(con: duckdb.DuckDBPyConnection, rows: list[Row]) -> None:
     con.execute(
         "INSERT INTO documents SELECT unnest($1), unnest($2), unnest($3), unnest($4), "
         "unnest($5)::JSON, unnest($6)::JSON, unnest($7), unnest($8), unnest($9), unnest($10)",
-        _columns(rows, with_created=True))
+        _columns(rows, with_created=True),
+    )
 
 
 def archive(con: duckdb.DuckDBPyConnection, rows: list[Row]) -> None:
@@ -78,14 +92,20 @@ def archive(con: duckdb.DuckDBPyConnection, rows: list[Row]) -> None:
         cols = _columns(rows, with_created=False)
         con.execute(
             "INSERT INTO versions SELECT unnest($1), unnest($2), unnest($3), unnest($4), "
-            "unnest($5)::JSON, unnest($6)::JSON, unnest($7), unnest($8)", cols)
+            "unnest($5)::JSON, unnest($6)::JSON, unnest($7), unnest($8)",
+            cols,
+        )
 
 
 def _columns(rows: list[Row], *, with_created: bool) -> list[list[Any]]:
     cols: list[list[Any]] = [
-        [r.id for r in rows], [r.version for r in rows], [r.text for r in rows],
-        [r.summary for r in rows], [json.dumps(r.tags) for r in rows],
-        [json.dumps(r.sys) for r in rows], [r.content_hash for r in rows],
+        [r.id for r in rows],
+        [r.version for r in rows],
+        [r.text for r in rows],
+        [r.summary for r in rows],
+        [json.dumps(r.tags) for r in rows],
+        [json.dumps(r.sys) for r in rows],
+        [r.content_hash for r in rows],
     ]
     if with_created:
         cols += [[r.created for r in rows], [r.updated for r in rows], [r.accessed for r in rows]]
@@ -94,40 +114,58 @@ def _columns(rows: list[Row], *, with_created: bool) -> list[list[Any]]:
     return cols
 
 
-def new_vector_keys(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, int, int, str]],
-                    model: str) -> np.ndarray:
+def new_vector_keys(
+    con: duckdb.DuckDBPyConnection, rows: list[tuple[str, int, int, str]], model: str
+) -> np.ndarray:
     """Allocate keys for (doc_id, version, part, content_hash) rows and record them."""
     if not rows:
         return np.empty(0, np.int64)
-    keys = [k for (k,) in con.execute(
-        "SELECT nextval('vector_key_seq') FROM range($1)", [len(rows)]).fetchall()]
+    keys = [
+        k
+        for (k,) in con.execute(
+            "SELECT nextval('vector_key_seq') FROM range($1)", [len(rows)]
+        ).fetchall()
+    ]
     con.execute(
         "INSERT INTO vector_keys SELECT unnest($1), unnest($2), unnest($3), unnest($4), "
-        "unnest($5), $6", [keys, [r[0] for r in rows], [r[1] for r in rows],
-                           [r[2] for r in rows], [r[3] for r in rows], model])
+        "unnest($5), $6",
+        [
+            keys,
+            [r[0] for r in rows],
+            [r[1] for r in rows],
+            [r[2] for r in rows],
+            [r[3] for r in rows],
+            model,
+        ],
+    )
     return np.asarray(keys, np.int64)
 
 
-def drop_vector_keys(con: duckdb.DuckDBPyConnection, doc_id: str,
-                     version: int | None = None) -> np.ndarray:
+def drop_vector_keys(
+    con: duckdb.DuckDBPyConnection, doc_id: str, version: int | None = None
+) -> np.ndarray:
     """Delete the vector keys of a document (or of one version); return them."""
     where = "doc_id = $1" + (" AND version = $2" if version is not None else "")
     params: list[Any] = [doc_id] + ([version] if version is not None else [])
-    keys = [k for (k,) in con.execute(f"SELECT key FROM vector_keys WHERE {where}",
-                                       params).fetchall()]
+    keys = [
+        k for (k,) in con.execute(f"SELECT key FROM vector_keys WHERE {where}", params).fetchall()
+    ]
     if keys:
         con.execute("DELETE FROM vector_keys WHERE key IN (SELECT unnest($1))", [keys])
     return np.asarray(keys, np.int64)
 
 
-def cached_vectors(con: duckdb.DuckDBPyConnection, hashes: list[str], model: str,
-                   dim: int) -> dict[str, np.ndarray]:
+def cached_vectors(
+    con: duckdb.DuckDBPyConnection, hashes: list[str], model: str, dim: int
+) -> dict[str, np.ndarray]:
     """Vectors already embedded for these content hashes with this model."""
     if not hashes:
         return {}
     recs = con.execute(
         "SELECT content_hash, vec FROM embeddings WHERE model = $2 AND content_hash IN "
-        "(SELECT unnest($1))", [list(set(hashes)), model]).fetchall()
+        "(SELECT unnest($1))",
+        [list(set(hashes)), model],
+    ).fetchall()
     return {h: np.frombuffer(v, np.float32) for h, v in recs if len(v) == 4 * dim}
 
 
@@ -135,21 +173,28 @@ def store_vectors(con: duckdb.DuckDBPyConnection, items: dict[str, np.ndarray], 
     """Add vectors to the embedding cache (existing entries are kept)."""
     if items:
         con.execute(
-            "INSERT INTO embeddings SELECT unnest($1), $3, unnest($2), now() ON CONFLICT DO NOTHING",
-            [list(items), [np.asarray(v, np.float32).tobytes() for v in items.values()], model])
+            "INSERT INTO embeddings SELECT unnest($1), $3, unnest($2), now() "
+            "ON CONFLICT DO NOTHING",
+            [list(items), [np.asarray(v, np.float32).tobytes() for v in items.values()], model],
+        )
 
 
-def vectors_for_keys(con: duckdb.DuckDBPyConnection, keys: np.ndarray,
-                     model: str) -> tuple[np.ndarray, np.ndarray]:
+def vectors_for_keys(
+    con: duckdb.DuckDBPyConnection, keys: np.ndarray, model: str
+) -> tuple[np.ndarray, np.ndarray]:
     """(keys, vectors) for live keys, read from the embedding cache (the index's source)."""
     recs = con.execute(
         "SELECT k.key, e.vec FROM vector_keys k JOIN embeddings e "
         "ON e.content_hash = k.content_hash AND e.model = k.model "
-        "WHERE k.key IN (SELECT unnest($1))", [[int(k) for k in keys]]).fetchall()
+        "WHERE k.key IN (SELECT unnest($1))",
+        [[int(k) for k in keys]],
+    ).fetchall()
     if not recs:
         return np.empty(0, np.int64), np.empty((0, 0), np.float32)
-    return (np.asarray([r[0] for r in recs], np.int64),
-            np.stack([np.frombuffer(r[1], np.float32) for r in recs]))
+    return (
+        np.asarray([r[0] for r in recs], np.int64),
+        np.stack([np.frombuffer(r[1], np.float32) for r in recs]),
+    )
 
 
 def live_keys(con: duckdb.DuckDBPyConnection) -> np.ndarray:

@@ -49,13 +49,18 @@ def tag_conditions(filters: dict[str, list[str] | None], column: str) -> tuple[s
             conds.append(f"json_exists({column}, {path})")
         for value in values or []:
             params.append(value)
-            conds.append(f"list_contains(CAST(json_extract({column}, {path}) AS VARCHAR[]), "
-                         f"${len(params)})")
+            conds.append(
+                f"list_contains(CAST(json_extract({column}, {path}) AS VARCHAR[]), ${len(params)})"
+            )
     return " AND ".join(conds), params
 
 
-def filter_keys(con: duckdb.DuckDBPyConnection, tags: dict[str, list[str] | None],
-                since: datetime | None, until: datetime | None) -> np.ndarray:
+def filter_keys(
+    con: duckdb.DuckDBPyConnection,
+    tags: dict[str, list[str] | None],
+    since: datetime | None,
+    until: datetime | None,
+) -> np.ndarray:
     """Sorted vector keys whose version passes the tag and time filters."""
     where, params = tag_conditions(tags, "COALESCE(v.tags, d.tags)")
     conds = [where] if where else []
@@ -75,13 +80,24 @@ def hydrate(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, KeyRow
         "SELECT k.key, k.doc_id, k.version, d.version, k.part, COALESCE(v.summary, d.summary), "
         "COALESCE(v.tags, d.tags), COALESCE(v.sys, d.sys), d.created, "
         f"COALESCE(v.updated, d.updated) {_JOIN} WHERE k.key IN (SELECT unnest($1)) "
-        "AND (k.version = d.version OR v.id IS NOT NULL)", [keys]).fetchall()
-    return {r[0]: KeyRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), json.loads(r[7]),
-                         r[8], r[9]) for r in recs}
+        "AND (k.version = d.version OR v.id IS NOT NULL)",
+        [keys],
+    ).fetchall()
+    return {
+        r[0]: KeyRow(
+            r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), json.loads(r[7]), r[8], r[9]
+        )
+        for r in recs
+    }
 
 
-def list_ids(con: duckdb.DuckDBPyConnection, prefix: str | None,
-             tags: dict[str, list[str] | None], sort: str, limit: int) -> list[str]:
+def list_ids(
+    con: duckdb.DuckDBPyConnection,
+    prefix: str | None,
+    tags: dict[str, list[str] | None],
+    sort: str,
+    limit: int,
+) -> list[str]:
     """Ids of current documents matching a prefix and tag filters, in the asked order."""
     where, params = tag_conditions(tags, "tags")
     conds = [where] if where else []
@@ -90,8 +106,10 @@ def list_ids(con: duckdb.DuckDBPyConnection, prefix: str | None,
         conds.append(f"starts_with(id, ${len(params)})")
     order = "id ASC" if sort == "id" else f"{sort} DESC, id ASC"
     params.append(limit)
-    sql = (f"SELECT id FROM documents WHERE {' AND '.join(conds) or 'true'} "
-           f"ORDER BY {order} LIMIT ${len(params)}")
+    sql = (
+        f"SELECT id FROM documents WHERE {' AND '.join(conds) or 'true'} "
+        f"ORDER BY {order} LIMIT ${len(params)}"
+    )
     return [r[0] for r in con.execute(sql, params).fetchall()]
 
 

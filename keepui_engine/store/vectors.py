@@ -48,7 +48,11 @@ class VectorIndex:
         except (OSError, ValueError):
             meta = {}
         if meta.get("model") != self.model or meta.get("dim") != self.dim:
-            meta = {"model": self.model, "dim": self.dim, "generation": int(meta.get("generation", 0)) + 1}
+            meta = {
+                "model": self.model,
+                "dim": self.dim,
+                "generation": int(meta.get("generation", 0)) + 1,
+            }
             self._write_meta(meta)
         return meta
 
@@ -99,16 +103,20 @@ class VectorIndex:
         rows = len(self._keys)
         if self._mat_rows != rows:
             _, vpath = self._paths()
-            self._mat_cache = (np.memmap(vpath, dtype=np.float32, mode="r", shape=(rows, self.dim))
-                               if rows else np.empty((0, self.dim), np.float32))
+            self._mat_cache = (
+                np.memmap(vpath, dtype=np.float32, mode="r", shape=(rows, self.dim))
+                if rows
+                else np.empty((0, self.dim), np.float32)
+            )
             self._mat_rows = rows
         return self._mat_cache
 
     def _load(self) -> None:
         rows = self._repair_tail()
         kpath, vpath = self._paths()
-        self._keys = (np.fromfile(kpath, dtype=np.int64, count=rows) if rows
-                      else np.empty(0, np.int64))
+        self._keys = (
+            np.fromfile(kpath, dtype=np.int64, count=rows) if rows else np.empty(0, np.int64)
+        )
         self._mat_rows = -1
         self._order = None
 
@@ -184,8 +192,14 @@ class VectorIndex:
         if covered and path.exists():
             index = Index.restore(str(path))
         else:
-            index = Index(ndim=self.dim, metric="cos", dtype="f16", connectivity=16,
-                          expansion_add=128, expansion_search=256)
+            index = Index(
+                ndim=self.dim,
+                metric="cos",
+                dtype="f16",
+                connectivity=16,
+                expansion_add=128,
+                expansion_search=256,
+            )
             covered = 0
         index.add(self._keys[covered:rows], np.asarray(self._mat[covered:rows]), threads=2)
         tmp = path.with_suffix(".tmp")
@@ -204,8 +218,9 @@ class VectorIndex:
         return self._hnsw
 
     # -- search -------------------------------------------------------------------------------
-    def search(self, query: np.ndarray, k: int,
-               allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, str, int]:
+    def search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, str, int]:
         """Return (keys, cosine similarities, method, vectors considered), best first.
 
         Args:
@@ -232,8 +247,9 @@ class VectorIndex:
         rows = top if pos is None else pos[top]
         return self._keys[rows], sims[top].astype(np.float32), "exact", considered
 
-    def _search_hnsw(self, hnsw: Any, q: np.ndarray, k: int,
-                     mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _search_hnsw(
+        self, hnsw: Any, q: np.ndarray, k: int, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         covered = int(self._meta.get("hnsw", 0))
         fetch = max(k * 4, 64)
         while True:

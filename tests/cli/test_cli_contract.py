@@ -9,12 +9,27 @@ from pathlib import Path
 
 import pytest
 
-HIT_KEYS = {"id", "version", "score", "similarity", "decay", "summary", "tags", "created", "updated"}
+HIT_KEYS = {
+    "id",
+    "version",
+    "score",
+    "similarity",
+    "decay",
+    "summary",
+    "tags",
+    "created",
+    "updated",
+}
 
 
 def run(store: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "keepui", *args, "--store", str(store)],
-                          input=stdin, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_put_get_find_round_trip(store_dir: Path) -> None:
@@ -31,7 +46,7 @@ def test_put_get_find_round_trip(store_dir: Path) -> None:
     assert found.returncode == 0, found.stderr
     doc = json.loads(found.stdout)
     assert doc["schema"] == 1 and doc["query"] == "notes in DuckDB"
-    assert HIT_KEYS <= set(doc["hits"][0]) and doc["hits"][0]["id"] == doc_id
+    assert set(doc["hits"][0]) >= HIT_KEYS and doc["hits"][0]["id"] == doc_id
 
 
 def test_find_output_modes(store_dir: Path) -> None:
@@ -39,7 +54,7 @@ def test_find_output_modes(store_dir: Path) -> None:
         assert run(store_dir, "put", f"note about rivers {i}", "-i", f"r{i}").returncode == 0
     nl = run(store_dir, "find", "rivers", "--nl", "-n", "2")
     lines = nl.stdout.strip().splitlines()
-    assert len(lines) == 2 and all(HIT_KEYS <= set(json.loads(x)) for x in lines)
+    assert len(lines) == 2 and all(set(json.loads(x)) >= HIT_KEYS for x in lines)
     ids = run(store_dir, "find", "rivers", "--ids")
     assert sorted(ids.stdout.split()) == ["r0", "r1", "r2"]
     human = run(store_dir, "find", "rivers")
@@ -52,8 +67,12 @@ def test_versions_history_tag_and_del(store_dir: Path) -> None:
     assert run(store_dir, "put", "first", "-i", "doc").returncode == 0
     assert run(store_dir, "put", "second", "-i", "doc").returncode == 0
     tagged = run(store_dir, "tag", "doc", "-t", "status=done", "--json")
-    assert json.loads(tagged.stdout) == {"schema": 1, "id": "doc", "version": 3,
-                                         "action": "updated"}
+    assert json.loads(tagged.stdout) == {
+        "schema": 1,
+        "id": "doc",
+        "version": 3,
+        "action": "updated",
+    }
     hist = json.loads(run(store_dir, "get", "doc", "--history", "--json").stdout)
     assert [v["change"] for v in hist["versions"]] == ["tags", "text", "created"]
     assert json.loads(run(store_dir, "get", "doc", "-V", "-1", "--json").stdout)["text"] == "first"
@@ -70,7 +89,9 @@ def test_list_and_stats(store_dir: Path) -> None:
     run(store_dir, "put", "beta", "-i", "b")
     listed = json.loads(run(store_dir, "list", "--json", "--sort", "id").stdout)
     assert [i["id"] for i in listed["items"]] == ["a", "b"] and listed["schema"] == 1
-    assert [i["id"] for i in json.loads(run(store_dir, "list", "-t", "k", "--json").stdout)["items"]] == ["a"]
+    assert [
+        i["id"] for i in json.loads(run(store_dir, "list", "-t", "k", "--json").stdout)["items"]
+    ] == ["a"]
     stats = json.loads(run(store_dir, "stats", "--json").stdout)
     assert (stats["items"], stats["versions"], stats["vectors"]) == (2, 2, 2)
     assert stats["store_bytes"] > 0 and stats["schema"] == 1
@@ -93,20 +114,24 @@ def test_stdin_and_text_files(store_dir: Path, tmp_path: Path) -> None:
     assert bad.returncode == 1 and "UTF-8" in bad.stderr and bad.stdout == ""
 
 
-@pytest.mark.parametrize(("args", "code", "needle"), [
-    (("get", "missing"), 2, "missing"),
-    (("del", "missing"), 2, "missing"),
-    (("put", "x", "-t", "_created=now"), 1, "system tags"),
-    (("put", "x", "-t", "bad key=1"), 1, "tag key"),
-    (("find",), 1, "Missing argument"),
-    (("find", "q", "--since", "yesterday-ish"), 1, "--since"),
-    (("find", "q", "-n", "0"), 1, "--limit"),
-    (("list", "--sort", "size"), 1, "--sort"),
-    (("get", "x", "--bogus"), 1, "--bogus"),
-    (("put", ""), 1, "empty"),
-])
-def test_errors_exit_codes_and_messages(store_dir: Path, args: tuple[str, ...], code: int,
-                                        needle: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (("get", "missing"), 2, "missing"),
+        (("del", "missing"), 2, "missing"),
+        (("put", "x", "-t", "_created=now"), 1, "system tags"),
+        (("put", "x", "-t", "bad key=1"), 1, "tag key"),
+        (("find",), 1, "Missing argument"),
+        (("find", "q", "--since", "yesterday-ish"), 1, "--since"),
+        (("find", "q", "-n", "0"), 1, "--limit"),
+        (("list", "--sort", "size"), 1, "--sort"),
+        (("get", "x", "--bogus"), 1, "--bogus"),
+        (("put", ""), 1, "empty"),
+    ],
+)
+def test_errors_exit_codes_and_messages(
+    store_dir: Path, args: tuple[str, ...], code: int, needle: str
+) -> None:
     result = run(store_dir, *args)
     assert result.returncode == code, result.stderr
     assert result.stdout == ""
@@ -122,8 +147,13 @@ def test_broken_config_is_a_clear_error(store_dir: Path) -> None:
 def test_store_env_var_and_default_toml(tmp_path: Path) -> None:
     store = tmp_path / "via-env"
     env = {"KEEPUI_STORE": str(store), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    result = subprocess.run([sys.executable, "-m", "keepui", "stats", "--json"], env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "keepui", "stats", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["items"] == 0
     toml = (store / "keepui.toml").read_text()

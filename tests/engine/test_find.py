@@ -6,12 +6,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
+from support import make_fake_store
 
 from keepui_engine import PutSpec, StoreError, UsageError, Workbench, open_workbench
 from keepui_engine import engine as engine_mod
 from keepui_engine.providers.fake import FakeEmbedder
-
-from support import make_fake_store
 
 
 def _at(monkeypatch: pytest.MonkeyPatch, when: datetime) -> None:
@@ -40,7 +39,9 @@ def test_tag_filters_and_across_keys(wb: Workbench) -> None:
     assert wb.find("alpha", tags=["project=nope"]).notes
 
 
-def test_time_filters_use_timestamps_not_days(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_time_filters_use_timestamps_not_days(
+    wb: Workbench, monkeypatch: pytest.MonkeyPatch
+) -> None:
     now = datetime.utcnow()
     _at(monkeypatch, now - timedelta(hours=3))
     wb.put("morning standup notes", id="early")
@@ -56,7 +57,9 @@ def test_time_filters_use_timestamps_not_days(wb: Workbench, monkeypatch: pytest
         wb.find("x", since="last tuesday")
 
 
-def test_recency_decay_halves_at_the_half_life(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recency_decay_halves_at_the_half_life(
+    wb: Workbench, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _at(monkeypatch, datetime.utcnow() - timedelta(days=30))
     wb.put("identical text", id="old")
     monkeypatch.undo()
@@ -132,3 +135,20 @@ def test_hnsw_path_above_the_exact_limit(tmp_path) -> None:  # type: ignore[no-u
             assert result.hits[0].id == f"d{i}"
         filtered = bench.find(texts[10], tags=["none"], limit=5)
         assert filtered.hits == []
+
+
+def test_reindex_after_a_model_change(store_dir) -> None:  # type: ignore[no-untyped-def]
+    with open_workbench(store_dir, own=True) as bench:
+        bench.put("first version text", id="r")
+        bench.put("second version text", id="r")
+
+    class Other(FakeEmbedder):
+        name = "another-model"
+
+    client = open_workbench(store_dir, embedder=Other(dim=32))
+    with pytest.raises(StoreError, match="reindex"):
+        client.find("x")
+    stats = client.reindex()
+    assert (stats.model, stats.dim, stats.vectors) == ("another-model", 32, 2)
+    hits = client.find("first version text").hits
+    assert hits[0].matched == "r@V{1}" and hits[0].similarity == pytest.approx(1.0, abs=1e-5)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from support import make_fake_store
 
 from keepui_engine import NotFound, PutSpec, UsageError, Workbench, open_workbench
-
-from support import make_fake_store
 
 
 def test_anonymous_id_is_content_addressed(wb: Workbench) -> None:

@@ -24,8 +24,12 @@ NOTES = {
 
 
 def run(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "keepui", *args, "--store", str(store)],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +40,16 @@ def real_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return store
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("which database did we choose", "db-choice"),
-    ("approximate nearest neighbour index", "vectors"),
-    ("running schedule for the race", "marathon"),
-    ("how long to cook bread", "recipe"),
-    ("who is stuck on the authentication problem", "meeting"),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("which database did we choose", "db-choice"),
+        ("approximate nearest neighbour index", "vectors"),
+        ("running schedule for the race", "marathon"),
+        ("how long to cook bread", "recipe"),
+        ("who is stuck on the authentication problem", "meeting"),
+    ],
+)
 def test_meaning_ranks_the_right_note_first(real_store: Path, query: str, expected: str) -> None:
     with open_workbench(real_store) as wb:
         hits = wb.find(query, limit=3).hits
@@ -80,8 +87,11 @@ def test_missing_model_is_a_clear_error_and_stores_nothing(tmp_path: Path) -> No
     store = tmp_path / "s"
     assert run(store, "stats").returncode == 0
     toml = store / "keepui.toml"
-    toml.write_text(toml.read_text().replace(
-        "# model_path =", f'model_path = "{tmp_path / "no-model"}"\n# was:'))
+    toml.write_text(
+        toml.read_text().replace(
+            "# model_path =", f'model_path = "{tmp_path / "no-model"}"\n# was:'
+        )
+    )
     result = run(store, "put", "this must not be stored")
     assert result.returncode == 2
     assert "embedding model" in result.stderr.lower() and "model_path" in result.stderr
