@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Annotated
 
 import typer
 from typer import exceptions as tx
@@ -17,6 +19,27 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    ctx: typer.Context,
+    store: Annotated[str | None, typer.Option(
+        "--store", "-s", help="Store directory for every command [default: ~/.keepui].")] = None,
+    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+) -> None:
+    """A versioned, searchable memory store and research workbench."""
+    if version:
+        from keepui import __version__
+
+        sys.stdout.write(f"keepui {__version__}\n")
+        raise typer.Exit(0)
+    if store:
+        os.environ["KEEPUI_STORE"] = store
+    if ctx.invoked_subcommand is None:
+        sys.stdout.write(ctx.get_help() + "\n")
+
+
 app.command("put")(items.put)
 app.command("get")(items.get)
 app.command("find")(find.find)
