@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from keepui_engine import server
 from keepui_engine.config import Settings, load_settings
-from keepui_engine.errors import UsageError
+from keepui_engine.errors import StoreError, UsageError
 from keepui_engine.locking import StoreLock
 from keepui_engine.types import (
     DeleteResult,
@@ -65,6 +65,12 @@ class Workbench:
         self._engine: Engine | None = None
         self._server: server.StoreServer | None = None
         if own:
+            if server.is_up(settings.store):
+                raise StoreError(
+                    f"another keepui process (pid {self._lock.holder() or '?'}) already holds "
+                    f"{settings.store} and serves it; use that one, or stop it first.",
+                    "Store already open",
+                )
             self._lock.acquire(settings.lock_timeout_s)
             self._engine = self._open_engine()
 
@@ -111,7 +117,7 @@ class Workbench:
                 wire = {k: _encode(v) for k, v in args.items()}
                 return _DECODE[op](server.call(sock, op, wire))
             if self._lock.acquire(
-                self.settings.lock_timeout_s, give_up=lambda: server.socket_path(store).exists()
+                self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
             ):
                 engine = None
                 try:

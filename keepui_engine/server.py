@@ -43,6 +43,15 @@ def connect(store: Path, timeout: float = 600.0) -> socket.socket | None:
     return sock
 
 
+def is_up(store: Path) -> bool:
+    """Whether a server answers on the store's socket (a stale socket file does not count)."""
+    sock = connect(store, timeout=1.0)
+    if sock is None:
+        return False
+    sock.close()
+    return True
+
+
 def call(sock: socket.socket, op: str, args: dict[str, Any]) -> Any:
     """Send one request and return the result (raising the server's error as-is)."""
     with sock:
@@ -108,6 +117,8 @@ class StoreServer:
         self._serial = threading.Lock()
         self.path.unlink(missing_ok=True)
         self._server = _UnixServer(str(self.path), _Handler)
+        os.chmod(self.path, 0o600)
+        os.chmod(self.path, 0o600)
         self._server.owner = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
 
