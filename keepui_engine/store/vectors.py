@@ -15,6 +15,7 @@ import numpy as np
 
 META_NAME = "vectors.json"
 HNSW_MIN_TAIL = 2048
+EF_SEARCH = 256
 
 
 class VectorIndex:
@@ -191,6 +192,7 @@ class VectorIndex:
         path = self._hnsw_path()
         if covered and path.exists():
             index = Index.restore(str(path))
+            index.expansion_search = EF_SEARCH
         else:
             index = Index(
                 ndim=self.dim,
@@ -198,7 +200,7 @@ class VectorIndex:
                 dtype="f16",
                 connectivity=16,
                 expansion_add=128,
-                expansion_search=256,
+                expansion_search=EF_SEARCH,
             )
             covered = 0
         index.add(self._keys[covered:rows], np.asarray(self._mat[covered:rows]), threads=2)
@@ -215,6 +217,7 @@ class VectorIndex:
             from usearch.index import Index
 
             self._hnsw = Index.restore(str(self._hnsw_path()), view=True)
+            self._hnsw.expansion_search = EF_SEARCH  # not persisted in the file
         return self._hnsw
 
     # -- search -------------------------------------------------------------------------------
