@@ -115,7 +115,10 @@ class Workbench:
             sock = server.connect(store)
             if sock is not None:
                 wire = {k: _encode(v) for k, v in args.items()}
-                return _DECODE[op](server.call(sock, op, wire))
+                try:
+                    return _DECODE[op](server.call(sock, op, wire))
+                except server.Retry:
+                    continue  # the server is stopping: its lock frees up in a moment
             if self._lock.acquire(
                 self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
             ):

@@ -11,6 +11,23 @@ from pathlib import Path
 from keepui_engine.errors import StoreError
 
 LOCK_NAME = "store.lock"
+QUEUE_NAME = "store.queue"
+MAX_PAUSE = 0.005
+
+
+def _try_flock(path: Path) -> int | None:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _unlock(fd: int) -> None:
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
 
 
 class StoreLock:
@@ -19,10 +36,15 @@ class StoreLock:
     DuckDB lets one process open a file read-write and blocks everyone else, readers included,
     so every keepui process takes this lock before it opens the database and drops it after
     closing. Waiting happens here, with a deadline, instead of on DuckDB's open error.
+
+    Fairness: a process first takes the turnstile `store.queue`, then the store lock, then lets
+    go of the turnstile. A waiter holds the turnstile while it waits, so a process that has
+    just released the store lock cannot take it straight back past the waiter.
     """
 
     def __init__(self, store: Path) -> None:
         self.path = store / LOCK_NAME
+        self.queue = store / QUEUE_NAME
         self._fd: int | None = None
 
     @property
@@ -30,23 +52,28 @@ class StoreLock:
         """Whether this object holds the lock."""
         return self._fd is not None
 
-    def try_acquire(self) -> bool:
-        """Take the lock if it is free; never waits."""
-        if self._fd is not None:
-            return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
+    def _took(self, fd: int) -> None:
         self._fd = fd
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        return True
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free and nobody is queued for it; never waits."""
+        if self._fd is not None:
+            return True
+        turn = _try_flock(self.queue)
+        if turn is None:
+            return False
+        try:
+            fd = _try_flock(self.path)
+            if fd is not None:
+                self._took(fd)
+        finally:
+            _unlock(turn)
+        return self._fd is not None
 
     def acquire(self, timeout: float, give_up: Callable[[], bool] | None = None) -> bool:
-        """Wait up to `timeout` seconds for the lock.
+        """Wait up to `timeout` seconds for the lock, in turn with other waiters.
 
         Args:
             timeout: Longest wait in seconds.
@@ -59,22 +86,34 @@ class StoreLock:
         Raises:
             StoreError: The deadline passed.
         """
+        if self._fd is not None:
+            return True
         deadline = time.monotonic() + timeout
-        pause = 0.002
-        while True:
-            if self.try_acquire():
-                return True
-            if give_up is not None and give_up():
-                return False
-            if time.monotonic() >= deadline:
-                raise StoreError(
-                    f"the store {self.path.parent} stayed locked by another keepui process "
-                    f"(pid {self.holder() or '?'}) for {timeout:.0f} s. Wait for it to finish, "
-                    "or raise [store] lock_timeout_s in keepui.toml.",
-                    "Store busy",
-                )
-            time.sleep(pause)
-            pause = min(pause * 1.5, 0.05)
+        turn: int | None = None
+        pause = 0.0005
+        try:
+            while True:
+                if turn is None:
+                    turn = _try_flock(self.queue)
+                if turn is not None:
+                    fd = _try_flock(self.path)
+                    if fd is not None:
+                        self._took(fd)
+                        return True
+                if give_up is not None and give_up():
+                    return False
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"the store {self.path.parent} stayed locked by another keepui process "
+                        f"(pid {self.holder() or '?'}) for {timeout:.0f} s. Wait for it to "
+                        "finish, or raise [store] lock_timeout_s in keepui.toml.",
+                        "Store busy",
+                    )
+                time.sleep(pause)
+                pause = min(pause * 1.5, MAX_PAUSE)
+        finally:
+            if turn is not None:
+                _unlock(turn)
 
     def holder(self) -> str | None:
         """The pid written by the current holder, if readable."""
@@ -86,6 +125,5 @@ class StoreLock:
     def release(self) -> None:
         """Drop the lock (safe to call twice)."""
         if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
+            _unlock(self._fd)
             self._fd = None

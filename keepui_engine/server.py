@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import select
 import socket
 import socketserver
 import tempfile
@@ -43,6 +44,10 @@ def connect(store: Path, timeout: float = 600.0) -> socket.socket | None:
     return sock
 
 
+class Retry(Exception):
+    """The server is stopping and did not run the request: send it elsewhere."""
+
+
 def is_up(store: Path) -> bool:
     """Whether a server answers on the store's socket (a stale socket file does not count)."""
     sock = connect(store, timeout=1.0)
@@ -70,12 +75,16 @@ def call(sock: socket.socket, op: str, args: dict[str, Any]) -> Any:
             "answer. Run the command again."
         )
     reply = json.loads(line)
+    if reply.get("retry"):
+        raise Retry("the server is stopping")
     if not reply.get("ok"):
         raise error_from_dict(reply.get("error", {}))
     return reply.get("result")
 
 
 class _Handler(socketserver.StreamRequestHandler):
+    timeout = 60
+
     def handle(self) -> None:
         line = self.rfile.readline(MAX_LINE)
         if not line:
@@ -85,6 +94,8 @@ class _Handler(socketserver.StreamRequestHandler):
             request = json.loads(line)
             result = server.dispatch(str(request["op"]), dict(request.get("args") or {}))
             reply: dict[str, Any] = {"ok": True, "result": result}
+        except Retry:
+            reply = {"ok": False, "retry": True}
         except KeepuiError as exc:
             reply = {"ok": False, "error": exc.to_dict()}
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
@@ -100,7 +111,9 @@ class _Handler(socketserver.StreamRequestHandler):
 
 
 class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
+    # Handler threads are joined on close, so the store is never closed under a request.
+    daemon_threads = False
+    block_on_close = True
 
 
 class StoreServer:
@@ -115,9 +128,9 @@ class StoreServer:
         self.path = socket_path(store)
         self._dispatch = dispatch
         self._serial = threading.Lock()
+        self._stopping = False
         self.path.unlink(missing_ok=True)
         self._server = _UnixServer(str(self.path), _Handler)
-        os.chmod(self.path, 0o600)
         os.chmod(self.path, 0o600)
         self._server.owner = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
@@ -125,6 +138,8 @@ class StoreServer:
     def dispatch(self, op: str, args: dict[str, Any]) -> Any:
         """Run one request, serialised with every other request."""
         with self._serial:
+            if self._stopping:
+                raise Retry("stopping")
             return self._dispatch(op, args)
 
     def start(self) -> None:
@@ -139,7 +154,12 @@ class StoreServer:
         self._server.serve_forever()
 
     def stop(self) -> None:
-        """Stop serving and remove the socket file."""
-        self._server.shutdown()
-        self._server.server_close()
-        self.path.unlink(missing_ok=True)
+        """Stop serving: finish the running request, send queued ones back to retry."""
+        self.path.unlink(missing_ok=True)  # new clients go straight to the store lock
+        with self._serial:
+            self._stopping = True
+        if self._thread is not None:
+            self._server.shutdown()
+        while select.select([self._server.socket], [], [], 0)[0]:
+            self._server.handle_request()  # connections already queued get "retry"
+        self._server.server_close()  # joins every handler thread

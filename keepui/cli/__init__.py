@@ -24,8 +24,12 @@ app = typer.Typer(
 @app.callback(invoke_without_command=True)
 def _root(
     ctx: typer.Context,
-    store: Annotated[str | None, typer.Option(
-        "--store", "-s", help="Store directory for every command [default: ~/.keepui].")] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store", "-s", help="Store directory for every command [default: ~/.keepui]."
+        ),
+    ] = None,
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
 ) -> None:
     """A versioned, searchable memory store and research workbench."""

@@ -29,5 +29,6 @@ def serve(store: StoreOpt = None) -> None:
         wb.warm_up()
         wb.serve()
         note(f"keepui: serving {wb.store} (Ctrl+C to stop)")
-        stop.wait()
+        while not stop.wait(0.25):  # a timed wait lets the main thread run signal handlers
+            pass
     note("keepui: stopped")
