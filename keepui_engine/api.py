@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from keepui_engine import server
 from keepui_engine.config import Settings, load_settings
-from keepui_engine.errors import StoreError, UsageError
+from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.locking import StoreLock
 from keepui_engine.types import (
     DeleteResult,
@@ -108,6 +108,18 @@ class Workbench:
         return Engine(self.settings, store, emb)
 
     def _call(self, op: str, **args: Any) -> Any:
+        try:
+            return self._route(op, args)
+        except KeepuiError:
+            raise
+        except Exception as exc:  # the one error model: nothing else leaves the facade
+            raise StoreError(
+                f"{op} failed unexpectedly: {type(exc).__name__}: {exc}. The store was not "
+                "changed by the failed step; please report this with the command you ran.",
+                "Unexpected error",
+            ) from exc
+
+    def _route(self, op: str, args: dict[str, Any]) -> Any:
         if self._engine is not None:
             return getattr(self._engine, op)(**args)
         store = self.settings.store
@@ -125,7 +137,9 @@ class Workbench:
                 engine = None
                 try:
                     engine = self._open_engine(check_model=op != "reindex")
-                    return getattr(engine, op)(**args)
+                    result = getattr(engine, op)(**args)
+                    engine.flush()
+                    return result
                 finally:
                     if engine is not None:
                         engine.store.close()
@@ -158,8 +172,11 @@ class Workbench:
             self._server.stop()
             self._server = None
         if self._engine is not None:
-            self._engine.store.close()
-            self._engine = None
+            try:
+                self._engine.flush()
+            finally:
+                self._engine.store.close()
+                self._engine = None
         self._lock.release()
 
     def __enter__(self) -> Workbench:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from keepui_engine.store import Store
 
 SORTS = ("updated", "created", "accessed", "id")
+QUERY_MEMORY = 4096
+QUERY_FLUSH = 32
 
 
 def _now() -> datetime:
@@ -48,6 +51,8 @@ class Engine:
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._unsaved: dict[str, np.ndarray] = {}
 
     # -- embedding ----------------------------------------------------------------------------
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -58,18 +63,50 @@ class Engine:
         )
         todo = {h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}
         if todo:
-            vecs = self.embedder.embed(list(todo.values()))
-            if vecs.shape != (len(todo), self.embedder.dim) or not np.all(np.isfinite(vecs)):
-                raise ProviderError(
-                    f"the embedder {self.embedder.name} returned vectors of "
-                    f"shape {vecs.shape}; expected ({len(todo)}, "
-                    f"{self.embedder.dim}). Nothing was stored."
-                )
+            vecs = self._check(self.embedder.embed(list(todo.values())), len(todo))
             fresh = dict(zip(todo, vecs, strict=True))
             with self.store.transaction():
                 documents.store_vectors(self.store.con, fresh, self.embedder.name)
             cached.update(fresh)
         return np.stack([cached[h] for h in hashes]) if hashes else np.empty((0, 0), np.float32)
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """A query's vector: from memory, else the persistent cache, else the model.
+
+        New query vectors are written to the cache in batches (see `flush`), so a find does
+        not pay for a write transaction.
+        """
+        h = content_hash(query)
+        vec = self._queries.get(h)
+        if vec is None:
+            vec = documents.cached_vectors(
+                self.store.con, [h], self.embedder.name, self.embedder.dim
+            ).get(h)
+        if vec is None:
+            vec = self._check(self.embedder.embed([query]), 1)[0]
+            self._unsaved[h] = vec
+            if len(self._unsaved) >= QUERY_FLUSH:
+                self.flush()
+        self._queries[h] = vec
+        self._queries.move_to_end(h)
+        while len(self._queries) > QUERY_MEMORY:
+            self._queries.popitem(last=False)
+        return vec
+
+    def flush(self) -> None:
+        """Write query vectors computed since the last flush to the persistent cache."""
+        if self._unsaved:
+            with self.store.transaction():
+                documents.store_vectors(self.store.con, self._unsaved, self.embedder.name)
+            self._unsaved = {}
+
+    def _check(self, vecs: np.ndarray, n: int) -> np.ndarray:
+        if vecs.shape != (n, self.embedder.dim) or not np.all(np.isfinite(vecs)):
+            raise ProviderError(
+                f"the embedder {self.embedder.name} returned vectors of shape {vecs.shape}; "
+                f"expected ({n}, {self.embedder.dim}). Nothing was stored."
+            )
+        return vecs
 
     # -- writing ------------------------------------------------------------------------------
     def _summary(self, text: str) -> str:
@@ -302,7 +339,7 @@ class Engine:
         allowed = (
             queries.filter_keys(self.store.con, filters, t0, t1) if filters or t0 or t1 else None
         )
-        qvec = self.embed([query])[0]
+        qvec = self.embed_query(query)
         index = self.store.index
         now = now_aware.replace(tzinfo=None)
         k = max(limit * 3, 30)

@@ -33,6 +33,14 @@ def test_cli_imports_neither_textual_nor_torch() -> None:
     assert not any(got.values()), got
 
 
+def test_find_fast_path_skips_typer_and_torch() -> None:
+    got = loaded(
+        "import keepui.cli.fastfind as f; f.parse(['find', 'q', '--json'])",
+        ["typer", "click", "textual", "torch", "sentence_transformers"],
+    )
+    assert not any(got.values()), got
+
+
 def test_import_contracts_hold() -> None:
     exe = Path(sys.executable).with_name("lint-imports")
     if not exe.exists():

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from keepui.cli.options import FilterOpt, IdsFlag, JsonFlag, NlFlag, StoreOpt
-from keepui.cli.output import emit_json, emit_ndjson, first_line, note, out, short_time
+from keepui.cli.output import render_find
 from keepui_engine import UsageError, open_workbench
 
 
@@ -43,24 +43,4 @@ def find(
         raise UsageError("choose one of --json, --nl and --ids.")
     with open_workbench(store) as wb:
         result = wb.find(query, tags=tag, limit=limit, since=since, until=until)
-    hits = [h.to_dict() for h in result.hits]
-    if json_:
-        emit_json({**result.to_dict(), "hits": hits})
-        return
-    if nl:
-        emit_ndjson(hits)
-        return
-    if ids:
-        for h in result.hits:
-            out(h.id)
-        return
-    for msg in result.notes:
-        note(msg)
-    if not result.hits:
-        note(f"no matches for {query!r}")
-    for h in result.hits:
-        where = "" if h.version == 0 else f" @V{{{h.version}}}"
-        out(
-            f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
-            f"(sim {h.similarity:.3f} x decay {h.decay:.2f})  {first_line(h.summary, 60)}"
-        )
+    render_find(result, json_=json_, nl=nl, ids=ids)

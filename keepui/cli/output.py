@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from keepui_engine import FindResult, KeepuiError
 
 SCHEMA = 1
 
@@ -52,3 +55,34 @@ def render_tags(tags: dict[str, Any], *, system: bool = False) -> list[str]:
             f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value}"
         )
     return lines
+
+
+def render_find(result: FindResult, *, json_: bool, nl: bool, ids: bool) -> None:
+    """Print a find result as one JSON document, NDJSON hits, ids, or a human table."""
+    hits = [h.to_dict() for h in result.hits]
+    if json_:
+        emit_json({**result.to_dict(), "hits": hits})
+        return
+    if nl:
+        emit_ndjson(hits)
+        return
+    if ids:
+        for h in result.hits:
+            out(h.id)
+        return
+    for msg in result.notes:
+        note(msg)
+    if not result.hits:
+        note(f"no matches for {result.query!r}")
+    for h in result.hits:
+        where = "" if h.version == 0 else f" @V{{{h.version}}}"
+        out(
+            f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
+            f"(sim {h.similarity:.3f} x decay {h.decay:.2f})  {first_line(h.summary, 60)}"
+        )
+
+
+def report_error(exc: KeepuiError) -> int:
+    """Print an engine error to stderr; return its exit code."""
+    sys.stderr.write(f"Error: {exc.title}: {exc.message}\n")
+    return exc.exit_code

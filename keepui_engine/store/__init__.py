@@ -120,8 +120,8 @@ class Store:
 
     def maybe_extend_hnsw(self) -> bool:
         """Build or extend the HNSW graph once the vector files outgrow exact search."""
-        rows = VectorIndex(self.root, self.model, self.dim, self.exact_max).file_rows()
-        if rows <= self.exact_max:
+        probe = self._index or VectorIndex(self.root, self.model, self.dim, self.exact_max)
+        if not probe.needs_hnsw_work():
             return False
         return self.index.maybe_extend_hnsw()
 

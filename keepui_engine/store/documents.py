@@ -161,11 +161,15 @@ def cached_vectors(
     """Vectors already embedded for these content hashes with this model."""
     if not hashes:
         return {}
-    recs = con.execute(
-        "SELECT content_hash, vec FROM embeddings WHERE model = $2 AND content_hash IN "
-        "(SELECT unnest($1))",
-        [list(set(hashes)), model],
-    ).fetchall()
+    if len(hashes) == 1:
+        recs = con.execute(
+            "SELECT content_hash, vec FROM embeddings WHERE key = $1", [f"{model}:{hashes[0]}"]
+        ).fetchall()
+    else:
+        recs = con.execute(
+            "SELECT content_hash, vec FROM embeddings WHERE key IN (SELECT unnest($1))",
+            [[f"{model}:{h}" for h in set(hashes)]],
+        ).fetchall()
     return {h: np.frombuffer(v, np.float32) for h, v in recs if len(v) == 4 * dim}
 
 
@@ -173,8 +177,8 @@ def store_vectors(con: duckdb.DuckDBPyConnection, items: dict[str, np.ndarray], 
     """Add vectors to the embedding cache (existing entries are kept)."""
     if items:
         con.execute(
-            "INSERT INTO embeddings SELECT unnest($1), $3, unnest($2), now() "
-            "ON CONFLICT DO NOTHING",
+            "INSERT INTO embeddings SELECT $3 || ':' || h, h, $3, v, now() "
+            "FROM (SELECT unnest($1) AS h, unnest($2) AS v) ON CONFLICT DO NOTHING",
             [list(items), [np.asarray(v, np.float32).tobytes() for v in items.values()], model],
         )
 

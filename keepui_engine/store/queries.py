@@ -76,11 +76,16 @@ def hydrate(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, KeyRow
     """Rows for the given vector keys (keys whose document is gone are absent)."""
     if not keys:
         return {}
+    # Narrow every table to the candidates first: a plain join scans whole tables.
     recs = con.execute(
+        "WITH k AS (SELECT * FROM vector_keys WHERE key IN (SELECT unnest($1))), "
+        "d AS (SELECT * FROM documents WHERE id IN (SELECT doc_id FROM k)), "
+        "v AS (SELECT * FROM versions WHERE id IN (SELECT doc_id FROM k)) "
         "SELECT k.key, k.doc_id, k.version, d.version, k.part, COALESCE(v.summary, d.summary), "
         "COALESCE(v.tags, d.tags), COALESCE(v.sys, d.sys), d.created, "
-        f"COALESCE(v.updated, d.updated) {_JOIN} WHERE k.key IN (SELECT unnest($1)) "
-        "AND (k.version = d.version OR v.id IS NOT NULL)",
+        "COALESCE(v.updated, d.updated) FROM k JOIN d ON d.id = k.doc_id "
+        "LEFT JOIN v ON v.id = k.doc_id AND v.version = k.version AND k.version <> d.version "
+        "WHERE k.version = d.version OR v.id IS NOT NULL",
         [keys],
     ).fetchall()
     return {

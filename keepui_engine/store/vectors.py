@@ -77,6 +77,11 @@ class VectorIndex:
                 os.truncate(path, size)
         return rows
 
+    def needs_hnsw_work(self) -> bool:
+        """Whether the graph is due a build or an extension (from file sizes, no loading)."""
+        rows, covered = self.file_rows(), int(self._meta.get("hnsw", 0))
+        return rows > self.exact_max and rows - covered >= min(HNSW_MIN_TAIL, rows)
+
     def file_rows(self) -> int:
         """Rows in the vector files, from their sizes (no loading)."""
         _, vpath = self._paths()
@@ -133,10 +138,10 @@ class VectorIndex:
             Counts of rows added and dead rows found.
         """
         self._load()
-        live_keys = np.unique(np.asarray(live_keys, dtype=np.int64))
+        live_keys = _sorted_unique(np.asarray(live_keys, dtype=np.int64))
         self._live = _member(self._keys, live_keys)
-        present = np.unique(self._keys[self._live])
-        missing = np.setdiff1d(live_keys, present, assume_unique=True)
+        present = _sorted_unique(self._keys[self._live])
+        missing = live_keys[~_member(live_keys, present)]
         if len(missing):
             got_keys, got_vecs = fetch(missing)
             self.append(np.asarray(got_keys, np.int64), got_vecs)
@@ -285,6 +290,14 @@ class VectorIndex:
         ok = rows >= 0
         out[ok] = self._mat[rows[ok]]
         return out
+
+
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (cheap when already sorted, as keys from the database are)."""
+    if len(values) > 1 and not np.all(values[1:] > values[:-1]):
+        values = np.sort(values, kind="stable")
+        values = values[np.concatenate(([True], values[1:] != values[:-1]))]
+    return values
 
 
 def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:

@@ -161,20 +161,26 @@ def test_store_env_var_and_default_toml(tmp_path: Path) -> None:
 
 
 def test_global_store_option_and_version(store_dir: Path) -> None:
-    put = subprocess.run([sys.executable, "-m", "keepui", "--store", str(store_dir), "put", "hi",
-                          "-i", "g"], capture_output=True, text=True, timeout=120)
+    put = subprocess.run(
+        [sys.executable, "-m", "keepui", "--store", str(store_dir), "put", "hi", "-i", "g"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert put.returncode == 0 and put.stdout.strip() == "g"
     assert json.loads(run(store_dir, "get", "g", "--json").stdout)["text"] == "hi"
-    version = subprocess.run([sys.executable, "-m", "keepui", "--version"],
-                             capture_output=True, text=True, timeout=60)
+    version = subprocess.run(
+        [sys.executable, "-m", "keepui", "--version"], capture_output=True, text=True, timeout=60
+    )
     assert version.returncode == 0 and version.stdout.startswith("keepui ")
 
 
 def test_model_change_then_reindex(store_dir: Path) -> None:
     assert run(store_dir, "put", "some text", "-i", "m").returncode == 0
     toml = store_dir / "keepui.toml"
-    toml.write_text(toml.read_text().replace('provider = "fake"',
-                                             'provider = "sentence-transformers"'))
+    toml.write_text(
+        toml.read_text().replace('provider = "fake"', 'provider = "sentence-transformers"')
+    )
     refused = run(store_dir, "find", "text")
     assert refused.returncode == 2 and "reindex" in refused.stderr
     redone = run(store_dir, "reindex", "--json")

@@ -37,22 +37,36 @@ def test_stale_socket_file_is_ignored(store_dir: Path) -> None:
 
 
 def test_serve_answers_clients_and_refuses_a_second_owner(store_dir: Path) -> None:
-    proc = subprocess.Popen(keepui("serve", "--store", str(store_dir)), stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        keepui("serve", "--store", str(store_dir)), stderr=subprocess.PIPE, text=True
+    )
     try:
         wait_for(lambda: is_up(store_dir) or proc.poll() is not None)
         assert proc.poll() is None
-        put = subprocess.run(keepui("put", "served note", "-i", "n", "--store", str(store_dir)),
-                             capture_output=True, text=True, timeout=60)
+        put = subprocess.run(
+            keepui("put", "served note", "-i", "n", "--store", str(store_dir)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert put.returncode == 0, put.stderr
-        found = subprocess.run(keepui("find", "served", "--json", "--store", str(store_dir)),
-                               capture_output=True, text=True, timeout=60)
+        found = subprocess.run(
+            keepui("find", "served", "--json", "--store", str(store_dir)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert json.loads(found.stdout)["hits"][0]["id"] == "n"
-        second = subprocess.run(keepui("serve", "--store", str(store_dir)), capture_output=True,
-                                text=True, timeout=60)
+        second = subprocess.run(
+            keepui("serve", "--store", str(store_dir)), capture_output=True, text=True, timeout=60
+        )
         assert second.returncode == 2 and "already" in second.stderr
-        missing = subprocess.run(keepui("get", "nope", "--store", str(store_dir)),
-                                 capture_output=True, text=True, timeout=60)
+        missing = subprocess.run(
+            keepui("get", "nope", "--store", str(store_dir)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert missing.returncode == 2 and "nope" in missing.stderr
     finally:
         proc.send_signal(signal.SIGTERM)

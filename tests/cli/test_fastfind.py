@@ -1,0 +1,103 @@
+"""The Typer-free `find` path parses like Typer and prints exactly what the Typer path prints."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from keepui.cli import _run_typer, fastfind
+from keepui_engine import PutSpec, open_workbench
+
+
+def _steady(text: str) -> str:
+    """Blank the fields that move with the clock between two runs (decay and the score)."""
+    return re.sub(r'"(score|decay)": [0-9.e-]+', r'"\1": _', text)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["find"],
+        ["find", "a", "b"],
+        ["find", "q", "--help"],
+        ["find", "q", "-h"],
+        ["find", "q", "-n", "x"],
+        ["find", "q", "--json", "--ids"],
+        ["find", "q", "--bogus"],
+        ["find", "q", "-t"],
+        ["get", "q"],
+        [],
+        ["find", "q", "-tk=v"],
+        ["find", "q", "-n=3"],
+    ],
+)
+def test_leaves_anything_unusual_to_typer(argv: list[str]) -> None:
+    assert fastfind.parse(argv) is None
+
+
+def test_parses_every_option_form() -> None:
+    got = fastfind.parse(
+        [
+            "--store",
+            "S",
+            "find",
+            "--tag=a=1",
+            "-t",
+            "b",
+            "q",
+            "--limit=3",
+            "--since",
+            "P1D",
+            "--until=2026-01-01",
+            "--nl",
+        ]
+    )
+    assert got == {
+        "tag": ["a=1", "b"],
+        "limit": 3,
+        "since": "P1D",
+        "until": "2026-01-01",
+        "store": "S",
+        "json_": False,
+        "nl": True,
+        "ids": False,
+        "query": "q",
+    }
+    assert fastfind.parse(["find", "--", "-leading dash"])["query"] == "-leading dash"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--json"],
+        ["--nl"],
+        ["--ids"],
+        [],
+        ["-t", "kind=a", "--json"],
+        ["-n", "2", "--json"],
+        ["--since", "P1D", "--ids"],
+        ["-t", "nope=x"],
+        ["--since", "garbage"],
+        ["-n", "0"],
+    ],
+)
+def test_same_output_as_typer(
+    store_dir: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    with open_workbench(store_dir) as wb:
+        wb.put_many(
+            [
+                PutSpec(f"note on rivers {i}", id=f"r{i}", tags=[f"kind={'ab'[i % 2]}"])
+                for i in range(5)
+            ]
+        )
+    argv = ["find", "rivers", "--store", str(store_dir), *extra]
+    fast_code = fastfind.run(argv)
+    fast = capsys.readouterr()
+    typer_code = _run_typer(argv)
+    slow = capsys.readouterr()
+    assert fast_code == typer_code
+    assert _steady(fast.out) == _steady(slow.out)
+    assert fast.err == slow.err
