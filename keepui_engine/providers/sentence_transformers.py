@@ -100,7 +100,12 @@ class SentenceTransformerEmbedder:
         if self._torch is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # stderr stays ours
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
 
             self._torch = SentenceTransformer(
                 str(self.model_dir), device="cpu", local_files_only=True
