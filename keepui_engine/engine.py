@@ -180,11 +180,9 @@ class Engine:
     def _commit(self, archive: list[Row], heads: list[Row]) -> np.ndarray:
         documents.archive(self.store.con, archive)
         documents.write_heads(self.store.con, heads)
-        return documents.new_vector_keys(
-            self.store.con,
-            [(r.id, r.version, 0, r.content_hash) for r in heads],
-            self.embedder.name,
-        )
+        keys = documents.new_vector_keys(self.store.con, heads, self.embedder.name)
+        documents.set_heads(self.store.con, {r.id: r.version for r in heads if r.version > 1})
+        return keys
 
     def _index_new(
         self, keys: np.ndarray, hashes: list[str], by_hash: dict[str, np.ndarray]
@@ -232,6 +230,7 @@ class Engine:
                 )
                 documents.write_heads(con, [back])
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
+                documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
         self.store.index_remove(dropped)
         return result

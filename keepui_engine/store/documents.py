@@ -114,10 +114,8 @@ def _columns(rows: list[Row], *, with_created: bool) -> list[list[Any]]:
     return cols
 
 
-def new_vector_keys(
-    con: duckdb.DuckDBPyConnection, rows: list[tuple[str, int, int, str]], model: str
-) -> np.ndarray:
-    """Allocate keys for (doc_id, version, part, content_hash) rows and record them."""
+def new_vector_keys(con: duckdb.DuckDBPyConnection, rows: list[Row], model: str) -> np.ndarray:
+    """Allocate a vector key for each new version row and record it in the search catalog."""
     if not rows:
         return np.empty(0, np.int64)
     keys = [
@@ -127,18 +125,32 @@ def new_vector_keys(
         ).fetchall()
     ]
     con.execute(
-        "INSERT INTO vector_keys SELECT unnest($1), unnest($2), unnest($3), unnest($4), "
-        "unnest($5), $6",
+        "INSERT INTO vector_keys SELECT unnest($1), unnest($2), unnest($3), 0, unnest($4), $5, "
+        "unnest($3), unnest($6), unnest($7)::JSON, unnest($8)::JSON, unnest($9), unnest($10)",
         [
             keys,
-            [r[0] for r in rows],
-            [r[1] for r in rows],
-            [r[2] for r in rows],
-            [r[3] for r in rows],
+            [r.id for r in rows],
+            [r.version for r in rows],
+            [r.content_hash for r in rows],
             model,
+            [r.summary for r in rows],
+            [json.dumps(r.tags) for r in rows],
+            [json.dumps(r.sys) for r in rows],
+            [r.created for r in rows],
+            [r.updated for r in rows],
         ],
     )
     return np.asarray(keys, np.int64)
+
+
+def set_heads(con: duckdb.DuckDBPyConnection, heads: dict[str, int]) -> None:
+    """Record each document's current version on all its catalog rows."""
+    if heads:
+        con.execute(
+            "UPDATE vector_keys SET head = h.head FROM "
+            "(SELECT unnest($1) AS id, unnest($2) AS head) h WHERE vector_keys.doc_id = h.id",
+            [list(heads), list(heads.values())],
+        )
 
 
 def drop_vector_keys(

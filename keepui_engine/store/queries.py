@@ -12,12 +12,6 @@ import numpy as np
 if TYPE_CHECKING:
     import duckdb
 
-# The version a vector key points at: the head row when versions match, else the archived row.
-_JOIN = """
-    FROM vector_keys k JOIN documents d ON d.id = k.doc_id
-    LEFT JOIN versions v ON v.id = k.doc_id AND v.version = k.version AND k.version <> d.version
-"""
-
 
 @dataclass(frozen=True)
 class KeyRow:
@@ -62,13 +56,13 @@ def filter_keys(
     until: datetime | None,
 ) -> np.ndarray:
     """Sorted vector keys whose version passes the tag and time filters."""
-    where, params = tag_conditions(tags, "COALESCE(v.tags, d.tags)")
+    where, params = tag_conditions(tags, "tags")
     conds = [where] if where else []
     for value, op in ((since, ">="), (until, "<")):
         if value is not None:
             params.append(value.replace(tzinfo=None))
-            conds.append(f"COALESCE(v.updated, d.updated) {op} ${len(params)}")
-    sql = f"SELECT k.key {_JOIN} WHERE {' AND '.join(conds) or 'true'} ORDER BY k.key"
+            conds.append(f"updated {op} ${len(params)}")
+    sql = f"SELECT key FROM vector_keys WHERE {' AND '.join(conds) or 'true'} ORDER BY key"
     return np.asarray(con.execute(sql, params).fetchnumpy()["key"], np.int64)
 
 
@@ -76,16 +70,9 @@ def hydrate(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, KeyRow
     """Rows for the given vector keys (keys whose document is gone are absent)."""
     if not keys:
         return {}
-    # Narrow every table to the candidates first: a plain join scans whole tables.
     recs = con.execute(
-        "WITH k AS (SELECT * FROM vector_keys WHERE key IN (SELECT unnest($1))), "
-        "d AS (SELECT * FROM documents WHERE id IN (SELECT doc_id FROM k)), "
-        "v AS (SELECT * FROM versions WHERE id IN (SELECT doc_id FROM k)) "
-        "SELECT k.key, k.doc_id, k.version, d.version, k.part, COALESCE(v.summary, d.summary), "
-        "COALESCE(v.tags, d.tags), COALESCE(v.sys, d.sys), d.created, "
-        "COALESCE(v.updated, d.updated) FROM k JOIN d ON d.id = k.doc_id "
-        "LEFT JOIN v ON v.id = k.doc_id AND v.version = k.version AND k.version <> d.version "
-        "WHERE k.version = d.version OR v.id IS NOT NULL",
+        "SELECT key, doc_id, version, head, part, summary, tags, sys, created, updated "
+        "FROM vector_keys WHERE key = ANY($1)",
         [keys],
     ).fetchall()
     return {

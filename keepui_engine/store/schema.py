@@ -37,6 +37,9 @@ def m001_core(con: duckdb.DuckDBPyConnection) -> None:
             PRIMARY KEY (id, version)
         )""")
     con.execute("CREATE SEQUENCE vector_key_seq START 1")
+    # vector_keys is also the search catalog: each row carries what a hit shows and what the
+    # filters test (its version's summary, tags and time, and the document's head version),
+    # so a find reads one table instead of joining documents and versions.
     con.execute("""
         CREATE TABLE vector_keys (
             key BIGINT PRIMARY KEY,
@@ -44,7 +47,13 @@ def m001_core(con: duckdb.DuckDBPyConnection) -> None:
             version INTEGER NOT NULL,
             part INTEGER NOT NULL DEFAULT 0,
             content_hash VARCHAR NOT NULL,
-            model VARCHAR NOT NULL
+            model VARCHAR NOT NULL,
+            head INTEGER NOT NULL,
+            summary VARCHAR NOT NULL,
+            tags JSON NOT NULL,
+            sys JSON NOT NULL,
+            created TIMESTAMP NOT NULL,
+            updated TIMESTAMP NOT NULL
         )""")
     con.execute("CREATE INDEX vector_keys_doc ON vector_keys (doc_id)")
     # The embedding cache is keyed by one column, `model:content_hash`: DuckDB answers point
