@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from types import FrameType
 
-from keepui.cli.options import StoreOpt
-from keepui.cli.output import note
+from keepui.cli.options import JsonFlag, StoreOpt
+from keepui.cli.output import emit_json, note
 from keepui_engine import open_workbench
 
 
-def serve(store: StoreOpt = None) -> None:
+def serve(store: StoreOpt = None, json_: JsonFlag = False) -> None:
     """Keep the store open with the model loaded, so other keepui commands answer fast.
 
     \b
@@ -29,6 +31,9 @@ def serve(store: StoreOpt = None) -> None:
         wb.warm_up()
         wb.serve()
         note(f"keepui: serving {wb.store} (Ctrl+C to stop)")
+        if json_:  # one line when ready, for scripts that start a server and wait for it
+            emit_json({"store": str(wb.store), "pid": os.getpid(), "state": "serving"})
+            sys.stdout.flush()
         while not stop.wait(0.25):  # a timed wait lets the main thread run signal handlers
             pass
     note("keepui: stopped")
