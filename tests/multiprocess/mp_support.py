@@ -247,3 +247,22 @@ def check_store(store: Path, acked: dict[str, int], must_find: list[str]) -> dic
         }
     finally:
         wb.close()
+
+
+def start_server(children: Any, store: Path) -> subprocess.Popen[str]:
+    """Start `keepui serve` on a store (registered for cleanup) and wait for its socket."""
+    from keepui_engine.server import socket_path
+
+    proc = children.add(
+        subprocess.Popen(
+            [keepui_exe(), "serve", "--store", str(store)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+    )
+    sock = socket_path(store)
+    wait_until(lambda: sock.exists() or proc.poll() is not None, 60, "the server socket")
+    assert proc.poll() is None, f"keepui serve exited {proc.returncode}: {proc.stderr.read()}"
+    return proc  # type: ignore[no-any-return]

@@ -25,6 +25,7 @@ from mp_support import (
     keepui_exe,
     note_text,
     spawn_python,
+    start_server,
     wait_until,
 )
 
@@ -137,22 +138,6 @@ def _wait_for_progress(writers: list[tuple[subprocess.Popen[str], LineReader]], 
         assert proc.poll() is None, f"writer {proc.pid} exited {proc.returncode} too early"
 
 
-def _start_server(children, store: Path) -> subprocess.Popen[str]:
-    proc = children.add(
-        subprocess.Popen(
-            [keepui_exe(), "serve", "--store", str(store)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=child_env(),
-        )
-    )
-    sock = socket_path(store)
-    wait_until(lambda: sock.exists() or proc.poll() is not None, 60, "the server socket")
-    assert proc.poll() is None, f"keepui serve exited {proc.returncode}: {proc.stderr.read()}"
-    return proc
-
-
 def _stop_server(proc: subprocess.Popen[str], store: Path) -> str:
     proc.send_signal(signal.SIGTERM)
     rc = proc.wait(timeout=30)
@@ -213,7 +198,7 @@ def test_direct_mode_writers_and_finder(store: Path, children, tmp_path: Path) -
 def test_server_mode_cli_writers_and_finds(store: Path, children) -> None:
     """`keepui serve` owns the store; 4 x 25 CLI puts and CLI finds go through its socket."""
     started = time.monotonic()
-    server = _start_server(children, store)
+    server = start_server(children, store)
     done = threading.Event()
     acked: list[str] = []
     acked_lock = threading.Lock()
@@ -289,7 +274,7 @@ def test_server_starts_while_direct_clients_run(store: Path, children, tmp_path:
     _wait_for_progress(writers, 15)
 
     t_server = time.monotonic()
-    server = _start_server(children, store)
+    server = start_server(children, store)
     server_wait = time.monotonic() - t_server
     stop.touch()
 
@@ -323,7 +308,7 @@ def test_server_stops_while_clients_run(store: Path, children, tmp_path: Path) -
     """SIGTERM the server while clients use it: it exits 0, clients fall back to the lock."""
     started = time.monotonic()
     stop = tmp_path / "stop"
-    server = _start_server(children, store)
+    server = start_server(children, store)
     writers = [_start_writer(children, store, f"d{w}", 5000, stop, after=10) for w in range(3)]
     finder = children.add(spawn_python(FINDER, str(store), str(stop), "3"))
     finder_out = LineReader(finder.stdout)

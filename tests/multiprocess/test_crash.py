@@ -25,6 +25,7 @@ from mp_support import (
     note_text,
     size_of,
     spawn_python,
+    start_server,
     vector_files,
     wait_until,
 )
@@ -209,17 +210,8 @@ def test_deleted_documents_stay_masked_after_reopen(store: Path) -> None:
 
 def test_server_killed_leaves_stale_socket(store: Path, children) -> None:
     """A SIGKILLed `keepui serve` leaves a stale socket file: clients fall back to the lock."""
-    server = children.add(
-        subprocess.Popen(
-            [keepui_exe(), "serve", "--store", str(store)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=child_env(),
-        )
-    )
+    server = start_server(children, store)
     sock = socket_path(store)
-    wait_until(lambda: sock.exists() or server.poll() is not None, 60, "the server socket")
     for i in range(5):
         res = subprocess.run(
             [keepui_exe(), "put", note_text(f"k-{i}"), "-i", f"k-{i}", "--store", str(store)],
