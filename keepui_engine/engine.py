@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from keepui_engine import inputs
-from keepui_engine.errors import NotFound, ProviderError, UsageError
+from keepui_engine.embedding import EmbeddingCache
+from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import content_hash, iso
 from keepui_engine.search import public_tags, rank
 from keepui_engine.store import documents, queries
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from keepui_engine.store import Store
 
 SORTS = ("updated", "created", "accessed", "id")
-QUERY_MEMORY = 4096
-QUERY_FLUSH = 32
 
 
 def _now() -> datetime:
@@ -51,62 +49,15 @@ class Engine:
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._unsaved: dict[str, np.ndarray] = {}
+        self.vectors = EmbeddingCache(store, embedder)
 
-    # -- embedding ----------------------------------------------------------------------------
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Vectors for texts, from the persistent cache where possible, batched otherwise."""
-        hashes = [content_hash(t) for t in texts]
-        cached = documents.cached_vectors(
-            self.store.con, hashes, self.embedder.name, self.embedder.dim
-        )
-        todo = {h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}
-        if todo:
-            vecs = self._check(self.embedder.embed(list(todo.values())), len(todo))
-            fresh = dict(zip(todo, vecs, strict=True))
-            with self.store.transaction():
-                documents.store_vectors(self.store.con, fresh, self.embedder.name)
-            cached.update(fresh)
-        return np.stack([cached[h] for h in hashes]) if hashes else np.empty((0, 0), np.float32)
-
-    def embed_query(self, query: str) -> np.ndarray:
-        """A query's vector: from memory, else the persistent cache, else the model.
-
-        New query vectors are written to the cache in batches (see `flush`), so a find does
-        not pay for a write transaction.
-        """
-        h = content_hash(query)
-        vec = self._queries.get(h)
-        if vec is None:
-            vec = documents.cached_vectors(
-                self.store.con, [h], self.embedder.name, self.embedder.dim
-            ).get(h)
-        if vec is None:
-            vec = self._check(self.embedder.embed([query]), 1)[0]
-            self._unsaved[h] = vec
-            if len(self._unsaved) >= QUERY_FLUSH:
-                self.flush()
-        self._queries[h] = vec
-        self._queries.move_to_end(h)
-        while len(self._queries) > QUERY_MEMORY:
-            self._queries.popitem(last=False)
-        return vec
+        """Vectors for texts (see EmbeddingCache.embed)."""
+        return self.vectors.embed(texts)
 
     def flush(self) -> None:
-        """Write query vectors computed since the last flush to the persistent cache."""
-        if self._unsaved:
-            with self.store.transaction():
-                documents.store_vectors(self.store.con, self._unsaved, self.embedder.name)
-            self._unsaved = {}
-
-    def _check(self, vecs: np.ndarray, n: int) -> np.ndarray:
-        if vecs.shape != (n, self.embedder.dim) or not np.all(np.isfinite(vecs)):
-            raise ProviderError(
-                f"the embedder {self.embedder.name} returned vectors of shape {vecs.shape}; "
-                f"expected ({n}, {self.embedder.dim}). Nothing was stored."
-            )
-        return vecs
+        """Persist query vectors computed since the last flush."""
+        self.vectors.flush()
 
     # -- writing ------------------------------------------------------------------------------
     def _summary(self, text: str) -> str:
@@ -338,7 +289,7 @@ class Engine:
         allowed = (
             queries.filter_keys(self.store.con, filters, t0, t1) if filters or t0 or t1 else None
         )
-        qvec = self.embed_query(query)
+        qvec = self.vectors.embed_query(query)
         index = self.store.index
         now = now_aware.replace(tzinfo=None)
         k = max(limit * 3, 30)
