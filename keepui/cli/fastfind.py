@@ -83,15 +83,18 @@ def run(argv: list[str]) -> int | None:
     from keepui.cli.output import render_find, report_error
     from keepui_engine import KeepuiError, open_workbench
 
+    tags = [str(t) for t in args["tag"]]  # type: ignore[attr-defined]
+    since = None if args["since"] is None else str(args["since"])
+    until = None if args["until"] is None else str(args["until"])
     try:
         with open_workbench(args["store"]) as wb:  # type: ignore[arg-type]
             result = wb.find(
                 str(args["query"]),
-                tags=args["tag"],
-                limit=args["limit"],  # type: ignore[arg-type]
-                since=args["since"],
-                until=args["until"],
-            )  # type: ignore[arg-type]
+                tags=tags,
+                limit=int(args["limit"]),  # type: ignore[call-overload]
+                since=since,
+                until=until,
+            )
     except KeepuiError as exc:
         return report_error(exc)
     render_find(result, json_=bool(args["json_"]), nl=bool(args["nl"]), ids=bool(args["ids"]))

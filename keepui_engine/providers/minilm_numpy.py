@@ -243,7 +243,7 @@ def _prepare(raw: dict[str, np.ndarray], cfg: dict[str, Any], path: Path) -> dic
         raise ValueError(f"{path.name} in {path.parent}: missing tensor {exc}") from None
     if w["word_embeddings.weight"].shape[1] != cfg["hidden_size"]:
         raise ValueError(f"{path.name}: word embedding width != hidden_size in config.json")
-    for k, v in w.items():
-        v = v.T if k.endswith(("qkv.weight", "dense.weight")) else v
-        w[k] = np.ascontiguousarray(v, dtype=np.float32)
+    for name, tensor in w.items():
+        oriented = tensor.T if name.endswith(("qkv.weight", "dense.weight")) else tensor
+        w[name] = np.ascontiguousarray(oriented, dtype=np.float32)
     return w

@@ -195,10 +195,10 @@ class VectorIndex:
         from usearch.index import Index
 
         path = self._hnsw_path()
-        if covered and path.exists():
-            index = Index.restore(str(path))
-            index.expansion_search = EF_SEARCH
-        else:
+        index = _restore(path, view=False) if covered else None
+        if index is not None:
+            index.expansion_search = EF_SEARCH  # type: ignore[misc]  # settable at run time
+        else:  # no graph yet, or an unreadable file: build from scratch
             index = Index(
                 ndim=self.dim,
                 metric="cos",
@@ -219,10 +219,13 @@ class VectorIndex:
 
     def _hnsw_view(self) -> Any:
         if self._hnsw is None and self._meta.get("hnsw") and self._hnsw_path().exists():
-            from usearch.index import Index
 
-            self._hnsw = Index.restore(str(self._hnsw_path()), view=True)
-            self._hnsw.expansion_search = EF_SEARCH  # not persisted in the file
+            view = _restore(self._hnsw_path(), view=True)
+            if view is None:  # unreadable graph file: search exactly until it is rebuilt
+                self._meta = {k: v for k, v in self._meta.items() if k != "hnsw"}
+                return None
+            view.expansion_search = EF_SEARCH  # type: ignore[misc]  # not persisted in the file
+            self._hnsw = view
         return self._hnsw
 
     # -- search -------------------------------------------------------------------------------
@@ -290,6 +293,16 @@ class VectorIndex:
         ok = rows >= 0
         out[ok] = self._mat[rows[ok]]
         return out
+
+
+def _restore(path: Path, *, view: bool) -> Any:
+    """Open a saved usearch graph, or None when it is missing or unreadable."""
+    from usearch.index import Index
+
+    try:
+        return Index.restore(str(path), view=view) if path.exists() else None
+    except (ValueError, RuntimeError, OSError):
+        return None
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:

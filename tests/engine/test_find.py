@@ -152,3 +152,15 @@ def test_reindex_after_a_model_change(store_dir) -> None:  # type: ignore[no-unt
     assert (stats.model, stats.dim, stats.vectors) == ("another-model", 32, 2)
     hits = client.find("first version text").hits
     assert hits[0].matched == "r@V{1}" and hits[0].similarity == pytest.approx(1.0, abs=1e-5)
+
+
+def test_unreadable_hnsw_file_falls_back_to_exact(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = make_fake_store(tmp_path / "s", exact_max_vectors=200)
+    texts = [f"item {i} with words w{i % 37} w{i % 11} uniq{i}" for i in range(2500)]
+    with open_workbench(store, own=True) as bench:
+        bench.put_many([PutSpec(t, id=f"d{i}") for i, t in enumerate(texts)])
+    for path in store.glob("vectors.*.hnsw"):
+        path.write_bytes(b"not a usearch index")
+    with open_workbench(store, own=True) as bench:
+        result = bench.find(texts[42], limit=3)
+        assert result.hits[0].id == "d42" and result.method == "exact"
