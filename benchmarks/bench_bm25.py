@@ -7,6 +7,7 @@ Measures, for each library with English stemming and stop words:
   * the cost one put adds: tantivy adds the doc and commits; bm25s has no incremental
     update, so its cost is a rebuild of the whole index.
 
+Needs the candidates installed: .venv/bin/pip install tantivy bm25s PyStemmer
 Run: .venv/bin/python benchmarks/bench_bm25.py [--quick]   (reads ../shared/data/beir/scifact)
 Writes benchmarks/results/bench_bm25.json.
 """
@@ -70,10 +71,14 @@ class Tantivy:
         sb.add_text_field("body", stored=False, tokenizer_name="en_keepui", index_option="freq")
         path.mkdir(parents=True, exist_ok=True)
         self.index = tantivy.Index(sb.build(), path=str(path))
-        analyzer = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-                    .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
-                    .filter(tantivy.Filter.stopword("english"))
-                    .filter(tantivy.Filter.stemmer("english")).build())
+        analyzer = (
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40))
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stopword("english"))
+            .filter(tantivy.Filter.stemmer("english"))
+            .build()
+        )
         self.index.register_tokenizer("en_keepui", analyzer)
 
     def build(self, docs: list[str]) -> None:
@@ -112,8 +117,9 @@ class BM25S:
 
     def build(self, docs: list[str]) -> None:
         self.docs = list(docs)
-        tokens = self.bm25s.tokenize(self.docs, stopwords="en", stemmer=self.stemmer,
-                                     show_progress=False)
+        tokens = self.bm25s.tokenize(
+            self.docs, stopwords="en", stemmer=self.stemmer, show_progress=False
+        )
         self.model = self.bm25s.BM25(k1=0.9, b=0.4)
         self.model.index(tokens, show_progress=False)
 
@@ -121,21 +127,79 @@ class BM25S:
         self.build([*self.docs, text])
 
     def search(self, query: str, k: int) -> list[int]:
-        q = self.bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer,
-                                show_progress=False)
+        q = self.bm25s.tokenize([query], stopwords="en", stemmer=self.stemmer, show_progress=False)
         ids, _ = self.model.retrieve(q, k=min(k, len(self.docs)), show_progress=False)
         return [int(i) for i in ids[0]]
 
 
 def synthetic(n: int, seed: int = 3) -> list[str]:
     rng = random.Random(seed)
-    vocab = [f"{a}{b}" for a in ("pro", "cell", "gen", "neu", "imm", "vir", "cyt", "met", "lip",
-                                 "card", "hep", "ren", "oste", "derm", "onc", "ang")
-             for b in ("tein", "ase", "ome", "ine", "ide", "ogen", "itis", "osis", "ation",
-                       "ology", "ular", "al", "ic", "ist", "ment", "ure", "ity", "ous")]
-    common = "the of and in to a with for is was that by on were as from at be this".split()
-    return [" ".join(rng.choice(vocab) if rng.random() < 0.6 else rng.choice(common)
-                     for _ in range(60)) for _ in range(n)]
+    vocab = [
+        f"{a}{b}"
+        for a in (
+            "pro",
+            "cell",
+            "gen",
+            "neu",
+            "imm",
+            "vir",
+            "cyt",
+            "met",
+            "lip",
+            "card",
+            "hep",
+            "ren",
+            "oste",
+            "derm",
+            "onc",
+            "ang",
+        )
+        for b in (
+            "tein",
+            "ase",
+            "ome",
+            "ine",
+            "ide",
+            "ogen",
+            "itis",
+            "osis",
+            "ation",
+            "ology",
+            "ular",
+            "al",
+            "ic",
+            "ist",
+            "ment",
+            "ure",
+            "ity",
+            "ous",
+        )
+    ]
+    common = [
+        "the",
+        "of",
+        "and",
+        "in",
+        "to",
+        "a",
+        "with",
+        "for",
+        "is",
+        "was",
+        "that",
+        "by",
+        "on",
+        "were",
+        "as",
+        "from",
+        "at",
+        "be",
+        "this",
+    ]
+    return [
+        " ".join(rng.choice(vocab) if rng.random() < 0.6 else rng.choice(common) for _ in range(60))
+        for _ in range(n)
+    ]
 
 
 def pct(values: list[float], p: float) -> float:
@@ -163,15 +227,19 @@ def main() -> None:
             figures[f"{cls.name}_scifact_build_s"] = time.perf_counter() - t0
             runs = {q: [ids[i] for i in eng.search(text, 100)] for q, text in queries.items()}
             figures[f"{cls.name}_scifact_ndcg10"] = statistics.mean(
-                ndcg10(runs[q], qrels[q]) for q in queries)
+                ndcg10(runs[q], qrels[q]) for q in queries
+            )
             figures[f"{cls.name}_scifact_recall100"] = statistics.mean(
-                recall100(runs[q], qrels[q]) for q in queries)
+                recall100(runs[q], qrels[q]) for q in queries
+            )
             eng = cls(tmp / "big")
             t0 = time.perf_counter()
             eng.build(big)
             figures[f"{cls.name}_{len(big) // 1000}k_build_s"] = time.perf_counter() - t0
             lat = []
-            for q in list(queries.values())[:200]:
+            rng = random.Random(11)
+            probes = [" ".join(rng.sample(doc.split(), 5)) for doc in rng.sample(big, 200)]
+            for q in probes:
                 t0 = time.perf_counter()
                 eng.search(q, 100)
                 lat.append((time.perf_counter() - t0) * 1000)

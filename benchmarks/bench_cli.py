@@ -39,8 +39,9 @@ TARGET_WARM_S = 0.150
 def run(cmd: list[str], env: dict[str, str], *, json_out: bool = False) -> float:
     """Run a command to completion; return its wall time (fails loudly on a non-zero exit)."""
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        cmd, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         sys.exit(f"{cmd[:3]} failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
@@ -49,13 +50,24 @@ def run(cmd: list[str], env: dict[str, str], *, json_out: bool = False) -> float
     return wall
 
 
-def series(rep: c.Report, key: str, cmds: list[list[str]], env: dict[str, str],
-           target: float | None = None, json_out: bool = False) -> None:
+def series(
+    rep: c.Report,
+    key: str,
+    cmds: list[list[str]],
+    env: dict[str, str],
+    target: float | None = None,
+    json_out: bool = False,
+) -> None:
     """Time each command; add median and p95 (and check the median against a target)."""
     times = [run(cmd, env, json_out=json_out) for cmd in cmds]
     med = c.pct(times, 50)
-    rep.add(f"{key}_median_s", med, "s", None if target is None else f"<= {target:g}",
-            None if target is None else med <= target)
+    rep.add(
+        f"{key}_median_s",
+        med,
+        "s",
+        None if target is None else f"<= {target:g}",
+        None if target is None else med <= target,
+    )
     rep.add(f"{key}_p95_s", c.pct(times, 95), "s")
     print(f"{key}: median {med:.3f} s over {len(times)} runs", flush=True)
 
@@ -109,20 +121,36 @@ def main() -> None:
             return [keepui, "put", text, "--json", "--store", str(store)]
 
         rep.add("cli_first_find_discarded_s", run(find(next(qs)), env, json_out=True), "s")
-        series(rep, "cli_find_cold", [find(next(qs)) for _ in range(n_cold)], env,
-               TARGET_COLD_S, json_out=True)
-        series(rep, "cli_put_cold", [put(next(extra)) for _ in range(n_cold)], env,
-               json_out=True)
+        series(
+            rep,
+            "cli_find_cold",
+            [find(next(qs)) for _ in range(n_cold)],
+            env,
+            TARGET_COLD_S,
+            json_out=True,
+        )
+        series(rep, "cli_put_cold", [put(next(extra)) for _ in range(n_cold)], env, json_out=True)
 
-        server = subprocess.Popen([keepui, "serve", "--store", str(store)], env=env,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)
+        server = subprocess.Popen(
+            [keepui, "serve", "--store", str(store)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         try:
             rep.add("serve_ready_s", wait_for_server(store, server), "s")
-            series(rep, "cli_find_warm", [find(next(qs)) for _ in range(n_warm)], env,
-                   TARGET_WARM_S, json_out=True)
-            series(rep, "cli_put_warm", [put(next(extra)) for _ in range(n_warm)], env,
-                   json_out=True)
+            series(
+                rep,
+                "cli_find_warm",
+                [find(next(qs)) for _ in range(n_warm)],
+                env,
+                TARGET_WARM_S,
+                json_out=True,
+            )
+            series(
+                rep, "cli_put_warm", [put(next(extra)) for _ in range(n_warm)], env, json_out=True
+            )
             client, trips = open_workbench(store), []
             for _ in range(n_warm):
                 with c.timer() as t_trip:
@@ -138,10 +166,14 @@ def main() -> None:
                 server.wait()
         rep.add("serve_exit_code", server.returncode, "")
 
-    rep.note(f"store: {n_notes} synthetic notes put in-process with the real model "
-             f"({t_setup[0]:.0f} s); every find query and put text is new to the store")
-    rep.note("cold = no server, a fresh process loads the model (numpy path) and the index; "
-             "warm = same command answered by a running `keepui serve` over its socket")
+    rep.note(
+        f"store: {n_notes} synthetic notes put in-process with the real model "
+        f"({t_setup[0]:.0f} s); every find query and put text is new to the store"
+    )
+    rep.note(
+        "cold = no server, a fresh process loads the model (numpy path) and the index; "
+        "warm = same command answered by a running `keepui serve` over its socket"
+    )
     rep.finish()
 
 

@@ -63,8 +63,14 @@ def engine_calls_hnsw_build() -> bool:
     return any(calls.search(p.read_text()) for p in pkg.rglob("*.py"))
 
 
-def time_finds(rep: c.Report, wb: Any, emb: c.TimedEmbedder, queries: list[str], label: str,
-               prof: cProfile.Profile | None) -> str:
+def time_finds(
+    rep: c.Report,
+    wb: Any,
+    emb: c.TimedEmbedder,
+    queries: list[str],
+    label: str,
+    prof: cProfile.Profile | None,
+) -> str:
     """Distinct then cached finds; adds p50/p95 figures; returns the search method used."""
     method = ""
     for kind in ("distinct", "cached"):
@@ -82,8 +88,9 @@ def time_finds(rep: c.Report, wb: Any, emb: c.TimedEmbedder, queries: list[str],
             method = res.method
         target = f"<= {TARGET_P50_MS:g}" if kind == "distinct" else None
         p50 = 1000 * c.pct(lat, 50)
-        rep.add(f"{label}_{kind}_p50_ms", p50, "ms", target,
-                p50 <= TARGET_P50_MS if target else None)
+        rep.add(
+            f"{label}_{kind}_p50_ms", p50, "ms", target, p50 <= TARGET_P50_MS if target else None
+        )
         rep.add(f"{label}_{kind}_p95_ms", 1000 * c.pct(lat, 95), "ms")
         if kind == "distinct":
             rep.add(f"{label}_distinct_query_embed_p50_ms", 1000 * c.pct(enc, 50), "ms")
@@ -91,8 +98,9 @@ def time_finds(rep: c.Report, wb: Any, emb: c.TimedEmbedder, queries: list[str],
     return method
 
 
-def build_store(path: Path, texts: list[str], table: dict[str, np.ndarray],
-                real: Any) -> list[float]:
+def build_store(
+    path: Path, texts: list[str], table: dict[str, np.ndarray], real: Any
+) -> list[float]:
     """Create a store holding `texts` (vectors from `table`), 20k per put_many.
 
     Returns the durations of the HNSW builds/extensions the engine ran during the puts.
@@ -115,7 +123,7 @@ def build_store(path: Path, texts: list[str], table: dict[str, np.ndarray],
     VectorIndex.maybe_extend_hnsw = timed  # type: ignore[method-assign]
     try:
         for s in range(0, len(texts), 20000):
-            wb.put_many([PutSpec(t) for t in texts[s:s + 20000]])
+            wb.put_many([PutSpec(t) for t in texts[s : s + 20000]])
     finally:
         VectorIndex.maybe_extend_hnsw = original  # type: ignore[method-assign]
     return builds
@@ -161,8 +169,12 @@ def main() -> None:
 
     real_notes = c.make_notes(n_real, seed=21)
     queries = c.make_queries(3 * nq + 200, seed=23)
-    q10k, q_exact, q_hnsw, q_recall = (queries[:nq], queries[nq:2 * nq],
-                                       queries[2 * nq:3 * nq], queries[3 * nq:])
+    q10k, q_exact, q_hnsw, q_recall = (
+        queries[:nq],
+        queries[nq : 2 * nq],
+        queries[2 * nq : 3 * nq],
+        queries[3 * nq :],
+    )
     real = c.default_embedder()
     with c.timer() as t_emb:
         real_vecs = real.embed(real_notes)
@@ -196,16 +208,18 @@ def main() -> None:
         label = f"find_{n_big // 1000}k"
         index = wb._engine.store.index  # noqa: SLF001 - the benchmark drives the index itself
         exact_max = index.exact_max
-        index.exact_max = 10 ** 12  # exact search whatever the graph
+        index.exact_max = 10**12  # exact search whatever the graph
         m = time_finds(rep, wb, emb, q_exact, f"{label}_exact", prof)
         index.exact_max = exact_max
         rep.note(f"{label}_exact used method={m!r} (exact_max raised above the item count)")
         called = engine_calls_hnsw_build()
         with c.timer() as t_hnsw:
             built = index.maybe_extend_hnsw()
-        rep.note(f"engine calls maybe_extend_hnsw: {called}; the graph was built during setup "
-                 f"in {len(builds)} build/extend step(s); the explicit call after loading "
-                 f"{'built' if built else 'had nothing to do'} ({t_hnsw[0]:.2f} s)")
+        rep.note(
+            f"engine calls maybe_extend_hnsw: {called}; the graph was built during setup "
+            f"in {len(builds)} build/extend step(s); the explicit call after loading "
+            f"{'built' if built else 'had nothing to do'} ({t_hnsw[0]:.2f} s)"
+        )
         with tempfile.TemporaryDirectory(prefix="keepui-bench-hnsw-") as tmp2:
             from keepui_engine.store.vectors import VectorIndex
 
@@ -221,7 +235,7 @@ def main() -> None:
         # -- recall@10: HNSW vs exact on the same index ----------------------------------------
         qv = real.embed(q_recall)
         exact_max, hits = index.exact_max, {}
-        for mode, limit in (("hnsw", exact_max), ("exact", 10 ** 12)):
+        for mode, limit in (("hnsw", exact_max), ("exact", 10**12)):
             index.exact_max = limit
             keys = [set(index.search(q, 10)[0].tolist()) for q in qv]
             ids = [{h.id for h in wb.find(q, limit=10).hits} for q in q_recall]
@@ -229,18 +243,28 @@ def main() -> None:
         index.exact_max = exact_max
         raw = index._hnsw_view()  # noqa: SLF001
         raw_keys = [set(np.asarray(raw.search(q, 10).keys).tolist()) for q in qv]
-        for name, got in (("index_search", hits["hnsw"][0]), ("find_ids", hits["hnsw"][1]),
-                          ("raw_usearch_top10", raw_keys)):
+        for name, got in (
+            ("index_search", hits["hnsw"][0]),
+            ("find_ids", hits["hnsw"][1]),
+            ("raw_usearch_top10", raw_keys),
+        ):
             ref = hits["exact"][1] if name == "find_ids" else hits["exact"][0]
             recall = np.mean([len(a & b) / max(len(b), 1) for a, b in zip(got, ref, strict=True)])
             target = f">= {TARGET_RECALL}" if name != "raw_usearch_top10" else None
-            rep.add(f"recall@10_{name}_{n_big // 1000}k", recall, "", target,
-                    recall >= TARGET_RECALL if target else None)
+            rep.add(
+                f"recall@10_{name}_{n_big // 1000}k",
+                recall,
+                "",
+                target,
+                recall >= TARGET_RECALL if target else None,
+            )
         wb.close()
 
     rep.note(f"{nq} distinct queries per configuration; {len(q_recall)} queries for recall")
-    rep.note(f"{n_big // 1000}k store: {n_real} real notes + {n_big - n_real} filler notes with "
-             "SYNTHETIC vectors (real embedding mixtures + noise); queries use the real model")
+    rep.note(
+        f"{n_big // 1000}k store: {n_real} real notes + {n_big - n_real} filler notes with "
+        "SYNTHETIC vectors (real embedding mixtures + noise); queries use the real model"
+    )
     if prof:
         pstats.Stats(prof).sort_stats("tottime").print_stats(15)
     rep.finish()

@@ -40,8 +40,10 @@ def main() -> None:
     notes = c.make_notes(n + 50, seed=11)
     batch, singles = notes[:n], notes[n:]
     warm = c.make_queries(64, seed=99)
-    rep.note(f"{n} distinct synthetic notes, {sum(len(t.split()) for t in batch) / n:.1f} "
-             "words on average (seeded; benchmarks/_common.py)")
+    rep.note(
+        f"{n} distinct synthetic notes, {sum(len(t.split()) for t in batch) / n:.1f} "
+        "words on average (seeded; benchmarks/_common.py)"
+    )
 
     from keepui_engine import PutSpec, Workbench
     from keepui_engine.config import load_settings
@@ -58,8 +60,13 @@ def main() -> None:
 
     def raw_encode() -> None:
         cpu0, t0 = time.process_time(), time.perf_counter()
-        st.encode(batch, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
-                  show_progress_bar=False)
+        st.encode(
+            batch,
+            batch_size=32,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         raw_wall.append(time.perf_counter() - t0)
         raw_cpu.append(time.process_time() - cpu0)
         print(f"raw encode: {n} notes in {raw_wall[-1]:.1f} s", flush=True)
@@ -88,8 +95,9 @@ def main() -> None:
         assert sum(r.action == "created" for r in results) == n, "not every note was created"
         put_rate = n / t_put[0]
         embed_s = emb.seconds
-        print(f"put_many: {n} notes in {t_put[0]:.1f} s ({embed_s:.1f} s in the embedder)",
-              flush=True)
+        print(
+            f"put_many: {n} notes in {t_put[0]:.1f} s ({embed_s:.1f} s in the embedder)", flush=True
+        )
 
         raw_encode()  # again after put_many: the reference is the mean of the two runs
         emb.seconds = 0.0
@@ -118,8 +126,13 @@ def main() -> None:
     ratio = put_rate / raw_rate
     rep.add("put_many_over_raw_ratio", ratio, "x", f">= {TARGET_RATIO}", ratio >= TARGET_RATIO)
     cpu_ratio = (sum(raw_cpu) / len(raw_cpu)) / put_cpu
-    rep.add("cpu_time_ratio_raw_over_put", cpu_ratio, "x", f">= {TARGET_RATIO}",
-            cpu_ratio >= TARGET_RATIO)
+    rep.add(
+        "cpu_time_ratio_raw_over_put",
+        cpu_ratio,
+        "x",
+        f">= {TARGET_RATIO}",
+        cpu_ratio >= TARGET_RATIO,
+    )
     rep.add("put_many_total_s", t_put[0], "s")
     rep.add("put_many_embedder_s", embed_s, "s")
     rep.add("put_many_outside_embedder_s", t_put[0] - embed_s, "s")
@@ -130,13 +143,19 @@ def main() -> None:
     rep.add("single_put_p50_ms", 1000 * c.pct(lat, 50), "ms")
     rep.add("single_put_p95_ms", 1000 * c.pct(lat, 95), "ms")
     rep.add("single_put_embed_p50_ms", 1000 * c.pct(emb_lat, 50), "ms")
-    rep.note("ratio = put_many notes/s over the mean of two raw encodes (one before, one "
-             "after put_many); the CPU-time ratio (process CPU seconds) is less sensitive to "
-             "other load on the machine")
-    rep.note("put_many runs in client mode (store opened and closed inside the call); the "
-             "store open/close is included in put_many_total_s")
-    rep.note(f"single puts: owner-mode Workbench on the {n}-note store, warmed up like "
-             "`keepui serve` (one text -> numpy forward pass, not torch)")
+    rep.note(
+        "ratio = put_many notes/s over the mean of two raw encodes (one before, one "
+        "after put_many); the CPU-time ratio (process CPU seconds) is less sensitive to "
+        "other load on the machine"
+    )
+    rep.note(
+        "put_many runs in client mode (store opened and closed inside the call); the "
+        "store open/close is included in put_many_total_s"
+    )
+    rep.note(
+        f"single puts: owner-mode Workbench on the {n}-note store, warmed up like "
+        "`keepui serve` (one text -> numpy forward pass, not torch)"
+    )
     if prof:
         path = c.RESULTS / "bench_put.prof"
         c.RESULTS.mkdir(parents=True, exist_ok=True)

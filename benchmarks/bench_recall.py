@@ -66,7 +66,7 @@ def main() -> None:
         print(f"embedded {len(vecs)} texts in {spent:.1f} s", flush=True)
     else:
         rep.note("embeddings reused from benchmarks/results/ (--reuse)")
-    base, qsets = vecs[:n], {"heldout_notes": vecs[n:n + 200], "short_queries": vecs[n + 200:]}
+    base, qsets = vecs[:n], {"heldout_notes": vecs[n : n + 200], "short_queries": vecs[n + 200 :]}
 
     from keepui_engine.store.vectors import VectorIndex
 
@@ -81,7 +81,7 @@ def main() -> None:
         for name, qv in qsets.items():
             lat: dict[str, list[float]] = {"hnsw": [], "exact": []}
             res: dict[str, list[set[int]]] = {}
-            for mode, limit in (("hnsw", EXACT_MAX), ("exact", 10 ** 12)):
+            for mode, limit in (("hnsw", EXACT_MAX), ("exact", 10**12)):
                 index.exact_max = limit
                 k10, k30 = [], []
                 for q in qv:
@@ -94,19 +94,28 @@ def main() -> None:
                 res[f"{mode}_k10"], res[f"{mode}_k30"] = k10, k30
             index.exact_max = EXACT_MAX
             raw_top = [set(np.asarray(raw.search(q, 10).keys).tolist()) for q in qv]
-            figures = {"index_k10": recall(res["hnsw_k10"], res["exact_k10"]),
-                       "index_k30": recall(res["hnsw_k30"], res["exact_k10"]),
-                       "raw_usearch": recall(raw_top, res["exact_k10"])}
+            figures = {
+                "index_k10": recall(res["hnsw_k10"], res["exact_k10"]),
+                "index_k30": recall(res["hnsw_k30"], res["exact_k10"]),
+                "raw_usearch": recall(raw_top, res["exact_k10"]),
+            }
             for fig, value in figures.items():
                 target = None if fig == "raw_usearch" else f">= {TARGET_RECALL}"
-                rep.add(f"recall@10_{fig}_{name}", value, "", target,
-                        None if target is None else value >= TARGET_RECALL)
+                rep.add(
+                    f"recall@10_{fig}_{name}",
+                    value,
+                    "",
+                    target,
+                    None if target is None else value >= TARGET_RECALL,
+                )
             rep.add(f"search_hnsw_p50_ms_{name}", 1000 * c.pct(lat["hnsw"], 50), "ms")
             rep.add(f"search_exact_p50_ms_{name}", 1000 * c.pct(lat["exact"], 50), "ms")
 
-    rep.note(f"{n} distinct synthetic notes embedded with the real all-MiniLM-L6-v2; "
-             f"VectorIndex exact_max={EXACT_MAX} so search uses the usearch f16 graph "
-             "(connectivity 16, expansion_add 128, expansion_search 256)")
+    rep.note(
+        f"{n} distinct synthetic notes embedded with the real all-MiniLM-L6-v2; "
+        f"VectorIndex exact_max={EXACT_MAX} so search uses the usearch f16 graph "
+        "(connectivity 16, expansion_add 128, expansion_search 256)"
+    )
     rep.note("query sets: 200 held-out notes (same generator) and 200 short queries")
     rep.finish()
 
