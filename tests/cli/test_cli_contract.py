@@ -187,3 +187,29 @@ def test_model_change_then_reindex(store_dir: Path) -> None:
     assert redone.returncode == 0, redone.stderr
     assert json.loads(redone.stdout)["vectors"] == 1
     assert json.loads(run(store_dir, "find", "some text", "--json").stdout)["hits"][0]["id"] == "m"
+
+
+def test_unusable_store_paths_are_clear_errors(tmp_path: Path) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a directory")
+    result = run(a_file, "put", "x")
+    assert result.returncode == 2 and str(a_file) in result.stderr and "--store" in result.stderr
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "keepui.duckdb").write_text("garbage")
+    result = run(broken, "stats")
+    assert result.returncode == 2 and "keepui.duckdb" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_large_unicode_file_and_ids(store_dir: Path, tmp_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    big.write_text("é漢字🙂 " * 50_000, encoding="utf-8")
+    put = json.loads(run(store_dir, "put", str(big), "--json").stdout)
+    item = json.loads(run(store_dir, "get", put["id"], "--json").stdout)
+    assert len(item["text"]) == len(big.read_text(encoding="utf-8"))
+    assert len(item["summary"]) <= 500 and item["tags"]["_content_length"] == len(item["text"])
+    assert run(store_dir, "put", "ünïcödé note", "-i", "ünï/cöde:1").returncode == 0
+    assert (
+        json.loads(run(store_dir, "get", "ünï/cöde:1", "--json").stdout)["text"] == "ünïcödé note"
+    )
