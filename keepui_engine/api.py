@@ -223,10 +223,17 @@ class Workbench:
         limit: int = 10,
         since: str | None = None,
         until: str | None = None,
+        mode: str | None = None,
     ) -> FindResult:
-        """Search by meaning with tag and time filters and recency decay."""
+        """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters."""
         result: FindResult = self._call(
-            "find", query=query, tags=list(tags or []), limit=limit, since=since, until=until
+            "find",
+            query=query,
+            tags=list(tags or []),
+            limit=limit,
+            since=since,
+            until=until,
+            mode=mode,
         )
         return result
 

@@ -35,6 +35,12 @@ lock_timeout_s = 60
 half_life_days = 30
 # Up to this many vectors, search is exact (numpy); beyond it, usearch HNSW (f16).
 exact_max_vectors = 30000
+# dense (meaning), bm25 (words) or hybrid (both, fused by reciprocal rank fusion).
+mode = "dense"
+# Reciprocal rank fusion: score = sum of weight / (rrf_k + rank) over the channels.
+rrf_k = 60
+dense_weight = 1.0
+bm25_weight = 1.0
 """
 
 
@@ -65,6 +71,9 @@ class Settings:
     lock_timeout_s: float = 60.0
     half_life_days: float = 30.0
     exact_max_vectors: int = 30000
+    search_mode: str = "dense"
+    rrf_k: int = 60
+    fusion_weights: tuple[float, float] = (1.0, 1.0)
 
     @property
     def config_path(self) -> Path:
@@ -130,6 +139,9 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     model_path = emb.get("model_path")
     if model_path is not None and not isinstance(model_path, str):
         raise ConfigError(f"{where}: `model_path` must be a string path.")
+    mode = se.get("mode", "dense")
+    if mode not in ("dense", "bm25", "hybrid"):
+        raise ConfigError(f"{where}: [search] mode = {mode!r}; choose dense, bm25 or hybrid.")
     return Settings(
         store=root,
         embedding_provider=str(_get(emb, "provider", str, "sentence-transformers", where)),
@@ -141,4 +153,10 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         lock_timeout_s=float(_get(st, "lock_timeout_s", float, 60.0, where)),  # type: ignore[arg-type]
         half_life_days=float(_get(se, "half_life_days", float, 30.0, where)),  # type: ignore[arg-type]
         exact_max_vectors=int(_get(se, "exact_max_vectors", int, 30000, where)),  # type: ignore[call-overload]
+        search_mode=str(_get(se, "mode", str, "dense", where)),
+        rrf_k=int(_get(se, "rrf_k", int, 60, where)),  # type: ignore[call-overload]
+        fusion_weights=(
+            float(_get(se, "dense_weight", float, 1.0, where)),  # type: ignore[arg-type]
+            float(_get(se, "bm25_weight", float, 1.0, where)),  # type: ignore[arg-type]
+        ),
     )

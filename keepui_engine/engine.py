@@ -11,7 +11,7 @@ from keepui_engine import inputs
 from keepui_engine.embedding import EmbeddingCache
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import content_hash, iso
-from keepui_engine.search import public_tags, rank
+from keepui_engine.search import public_tags
 from keepui_engine.store import documents, queries
 from keepui_engine.store.documents import Row
 from keepui_engine.types import (
@@ -26,6 +26,7 @@ from keepui_engine.types import (
 
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
+    from keepui_engine.fulltext import FullText
     from keepui_engine.providers.base import Embedder
     from keepui_engine.store import Store
 
@@ -50,6 +51,24 @@ class Engine:
         self.store = store
         self.embedder = embedder
         self.vectors = EmbeddingCache(store, embedder)
+        self._fulltext: FullText | None = None
+
+    @property
+    def fulltext(self) -> FullText:
+        """The BM25 channel, opened on first use."""
+        if self._fulltext is None:
+            from keepui_engine.fulltext import FullText
+
+            self._fulltext = FullText(self.store.root, self.store.con)
+        return self._fulltext
+
+    def _maintain(self) -> None:
+        """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind."""
+        live = documents.live_keys(self.store.con)
+        if self.fulltext.needs_rebuild(live):
+            keys, texts = documents.texts_for_keys(self.store.con)
+            self.fulltext.rebuild(keys, texts)
+        self.store.maybe_extend_hnsw()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Vectors for texts (see EmbeddingCache.embed)."""
@@ -133,6 +152,14 @@ class Engine:
         documents.write_heads(self.store.con, heads)
         keys = documents.new_vector_keys(self.store.con, heads, self.embedder.name)
         documents.set_heads(self.store.con, {r.id: r.version for r in heads if r.version > 1})
+        from keepui_engine.fulltext import add_tail
+
+        add_tail(
+            self.store.con,
+            keys.tolist(),
+            [r.text or r.summary for r in heads],
+            self.fulltext.tokenize,
+        )
         return keys
 
     def _index_new(
@@ -140,7 +167,7 @@ class Engine:
     ) -> None:
         if len(keys):
             self.store.index_add(keys, np.stack([by_hash[h] for h in hashes]))
-            self.store.maybe_extend_hnsw()
+            self._maintain()
 
     def tag(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
         """Change a document's tags, archiving the previous version."""
@@ -183,6 +210,9 @@ class Engine:
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
                 documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
+            from keepui_engine.fulltext import drop_tail
+
+            drop_tail(con, dropped)
         self.store.index_remove(dropped)
         return result
 
@@ -276,35 +306,12 @@ class Engine:
         limit: int = 10,
         since: str | None = None,
         until: str | None = None,
+        mode: str | None = None,
     ) -> FindResult:
-        """Rank documents by cosine similarity times recency decay, after tag/time filters."""
-        if not query or not query.strip():
-            raise UsageError("the query is empty: give some words to search for.")
-        if limit < 1:
-            raise UsageError(f"--limit {limit}: give a number of hits of 1 or more.")
-        filters = inputs.parse_tag_args(tags, allow_bare=True)
-        now_aware = datetime.now(UTC)
-        t0 = inputs.parse_time(since, now=now_aware, option="--since") if since else None
-        t1 = inputs.parse_time(until, now=now_aware, option="--until") if until else None
-        allowed = (
-            queries.filter_keys(self.store.con, filters, t0, t1) if filters or t0 or t1 else None
-        )
-        qvec = self.vectors.embed_query(query)
-        index = self.store.index
-        now = now_aware.replace(tzinfo=None)
-        k = max(limit * 3, 30)
-        while True:
-            keys, sims, method, considered = index.search(qvec, k, allowed)
-            rows = queries.hydrate(self.store.con, keys.tolist())
-            hits = rank(keys, sims, rows, now, self.settings.half_life_days)
-            floor = max(float(sims[-1]), 0.0) if len(sims) else 0.0
-            if len(keys) < k or (len(hits) >= limit and hits[limit - 1].score >= floor):
-                break
-            k *= 4
-        notes = []
-        if allowed is not None and len(allowed) == 0:
-            notes.append("no stored version matches the tag/time filters")
-        return FindResult(query, hits[:limit], limit, considered, method, notes)
+        """Rank documents for a query (see `finding.find`)."""
+        from keepui_engine.finding import find
+
+        return find(self, query, tags, limit, since, until, mode)
 
     def list_items(
         self,

@@ -39,37 +39,86 @@ def public_tags(
     return out
 
 
-def rank(
-    keys: np.ndarray,
-    sims: np.ndarray,
+Channel = tuple["np.ndarray", "np.ndarray"]
+
+
+def _lift(channel: Channel | None, rows: dict[int, KeyRow]) -> dict[str, tuple[int, float, int]]:
+    """doc id -> (1-based rank, score, key) of the document's best version in one channel."""
+    out: dict[str, tuple[int, float, int]] = {}
+    if channel is None:
+        return out
+    for key, score in zip(channel[0].tolist(), channel[1].tolist(), strict=True):
+        row = rows.get(key)
+        if row is not None and row.doc_id not in out:
+            out[row.doc_id] = (len(out) + 1, float(score), key)
+    return out
+
+
+def fuse(
+    dense: Channel | None,
+    bm25: Channel | None,
     rows: dict[int, KeyRow],
     now: datetime,
     half_life_days: float,
+    *,
+    weights: tuple[float, float] = (1.0, 1.0),
+    rrf_k: int = 60,
+    similarity: dict[int, float] | None = None,
 ) -> list[Hit]:
-    """Turn vector matches into one hit per document, best final score first.
+    """One hit per document from one or both channels, best final score first.
 
-    A document matched by several versions keeps its best-scoring one (the newest on ties).
+    Dense alone ranks by cosine similarity, BM25 alone by its score, both by reciprocal rank
+    fusion: sum of weight / (rrf_k + rank) over the channels that found the document. Ranks
+    count documents (a document's best version), and the final score is that times decay.
+
+    Args:
+        dense: (keys, cosine similarities) best first, or None.
+        bm25: (keys, BM25 scores) best first, or None.
+        rows: Catalog rows of every key in either channel.
+        now: The current time (naive UTC).
+        half_life_days: Recency half-life (<= 0 disables decay).
+        weights: Weights of the dense and BM25 channels in the fusion.
+        rrf_k: The RRF constant.
+        similarity: Cosine similarities of keys the dense channel did not return.
     """
-    best: dict[str, Hit] = {}
-    for key, sim in zip(keys.tolist(), sims.tolist(), strict=True):
-        row = rows.get(key)
-        if row is None:
-            continue
-        offset = row.head_version - row.version
+    by_dense, by_bm25 = _lift(dense, rows), _lift(bm25, rows)
+    hybrid = dense is not None and bm25 is not None
+    hits = []
+    for doc_id in by_dense.keys() | by_bm25.keys():
+        d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
+        if hybrid:
+            fused = sum(w / (rrf_k + r[0]) for w, r in zip(weights, (d, b), strict=True) if r)
+            base = fused
+        else:
+            fused = None
+            base = (d or b)[1]  # type: ignore[index]
+        key = min((r for r in (d, b) if r), key=lambda r: r[0])[2]
+        row = rows[key]
         decay = decay_factor(row.updated, now, half_life_days)
-        hit = Hit(
-            id=row.doc_id,
-            version=offset,
-            score=float(sim) * decay,
-            similarity=float(sim),
-            decay=decay,
-            summary=row.summary,
-            tags=public_tags(row.tags, row.sys, row.created, row.updated),
-            created=iso(row.created),
-            updated=iso(row.updated),
-            matched=row.doc_id if offset == 0 else f"{row.doc_id}@V{{{offset}}}",
+        sim = d[1] if d else (similarity or {}).get(key)
+        offset = row.head_version - row.version
+        scores = {
+            "dense": d[1] if d else None,
+            "dense_rank": d[0] if d else None,
+            "bm25": b[1] if b else None,
+            "bm25_rank": b[0] if b else None,
+            "fused": fused,
+            "decay": decay,
+            "final": base * decay,
+        }
+        hits.append(
+            Hit(
+                id=doc_id,
+                version=offset,
+                score=base * decay,
+                similarity=None if sim is None else float(sim),
+                decay=decay,
+                summary=row.summary,
+                tags=public_tags(row.tags, row.sys, row.created, row.updated),
+                created=iso(row.created),
+                updated=iso(row.updated),
+                matched=doc_id if offset == 0 else f"{doc_id}@V{{{offset}}}",
+                scores=scores,
+            )
         )
-        prev = best.get(row.doc_id)
-        if prev is None or (hit.score, -hit.version) > (prev.score, -prev.version):
-            best[row.doc_id] = hit
-    return sorted(best.values(), key=lambda h: (-h.score, h.version, h.id))
+    return sorted(hits, key=lambda h: (-h.score, h.version, h.id))

@@ -86,26 +86,29 @@ class Hit(_Serialisable):
     Attributes:
         id: The document id.
         version: Offset of the version that matched (0 = current head).
-        score: Final score (similarity times decay).
-        similarity: Cosine similarity of the query and the matched text.
+        score: Final score: similarity, BM25 or fused score, times decay (see `scores`).
+        similarity: Cosine similarity of the query and the matched text (None in BM25 mode).
         decay: Recency factor 0.5 ** (age_days / half_life) (1.0 when disabled).
         summary: Summary of the matched version.
         tags: Tags of the matched version.
         created: When the document was first stored.
         updated: When the matched version was written.
         matched: The address that matched (`ID` or `ID@V{N}`).
+        scores: Provenance: dense, dense_rank, bm25, bm25_rank, fused, decay, final (None
+            where a channel did not return the document).
     """
 
     id: str
     version: int
     score: float
-    similarity: float
+    similarity: float | None
     decay: float
     summary: str
     tags: Tags
     created: str
     updated: str
     matched: str
+    scores: dict[str, float | int | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,8 +120,9 @@ class FindResult(_Serialisable):
         hits: Ranked hits, best first.
         limit: The limit asked for.
         searched: How many vectors the search considered after filters.
-        method: `exact` or `hnsw`.
+        method: `exact` or `hnsw` (the dense channel's search).
         notes: Remarks for the user (e.g. a filter that matched nothing).
+        mode: `dense`, `bm25` or `hybrid`.
     """
 
     query: str
@@ -127,6 +131,7 @@ class FindResult(_Serialisable):
     searched: int = 0
     method: str = "exact"
     notes: list[str] = field(default_factory=list)
+    mode: str = "dense"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FindResult:

@@ -17,6 +17,8 @@ VALUE_OPTS = {
     "--until": "until",
     "-s": "store",
     "--store": "store",
+    "-m": "mode",
+    "--mode": "mode",
 }
 FLAGS = {"--json": "json_", "--nl": "nl", "--ids": "ids"}
 
@@ -32,6 +34,7 @@ def parse(argv: list[str]) -> dict[str, object] | None:
         "json_": False,
         "nl": False,
         "ids": False,
+        "mode": None,
     }
     rest = list(argv)
     while rest and rest[0] in ("-s", "--store") and len(rest) > 1:
@@ -94,6 +97,7 @@ def run(argv: list[str]) -> int | None:
                 limit=int(args["limit"]),  # type: ignore[call-overload]
                 since=since,
                 until=until,
+                mode=None if args["mode"] is None else str(args["mode"]),
             )
     except KeepuiError as exc:
         return report_error(exc)

@@ -26,6 +26,12 @@ def find(
         str | None,
         typer.Option("--until", help="Only versions written before (same forms as --since)."),
     ] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(
+            "--mode", "-m", help="dense, bm25 or hybrid [default: [search] mode in keepui.toml]."
+        ),
+    ] = None,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -42,5 +48,5 @@ def find(
     if sum((json_, nl, ids)) > 1:
         raise UsageError("choose one of --json, --nl and --ids.")
     with open_workbench(store) as wb:
-        result = wb.find(query, tags=tag, limit=limit, since=since, until=until)
+        result = wb.find(query, tags=tag, limit=limit, since=since, until=until, mode=mode)
     render_find(result, json_=json_, nl=nl, ids=ids)

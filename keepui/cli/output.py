@@ -78,7 +78,7 @@ def render_find(result: FindResult, *, json_: bool, nl: bool, ids: bool) -> None
         where = "" if h.version == 0 else f" @V{{{h.version}}}"
         out(
             f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
-            f"(sim {h.similarity:.3f} x decay {h.decay:.2f})  {first_line(h.summary, 60)}"
+            f"({_parts(h)})  {first_line(h.summary, 60)}"
         )
 
 
@@ -86,3 +86,14 @@ def report_error(exc: KeepuiError) -> int:
     """Print an engine error to stderr; return its exit code."""
     sys.stderr.write(f"Error: {exc.title}: {exc.message}\n")
     return exc.exit_code
+
+
+def _parts(hit: Any) -> str:
+    """`sim 0.512 x decay 0.98`, or the channels that found a hybrid or BM25 hit."""
+    sc = hit.scores or {}
+    if sc.get("fused") is not None:
+        ranks = [f"{c} #{sc[c + '_rank']}" for c in ("dense", "bm25") if sc.get(c + "_rank")]
+        return f"rrf {' + '.join(ranks)} x decay {hit.decay:.2f}"
+    if hit.similarity is None:
+        return f"bm25 {sc.get('bm25') or 0:.2f} x decay {hit.decay:.2f}"
+    return f"sim {hit.similarity:.3f} x decay {hit.decay:.2f}"

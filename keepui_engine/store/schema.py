@@ -69,8 +69,20 @@ def m001_core(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
 
 
+def m002_bm25_tail(con: duckdb.DuckDBPyConnection) -> None:
+    """Term counts of versions written since the BM25 base index was last built."""
+    con.execute("""
+        CREATE TABLE bm25_tail (
+            key BIGINT NOT NULL,
+            term VARCHAR NOT NULL,
+            tf INTEGER NOT NULL,
+            dl INTEGER NOT NULL
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m001_core", m001_core),
+    ("m002_bm25_tail", m002_bm25_tail),
 ]
 
 

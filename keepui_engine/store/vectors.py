@@ -139,9 +139,9 @@ class VectorIndex:
         """
         self._load()
         live_keys = _sorted_unique(np.asarray(live_keys, dtype=np.int64))
-        self._live = _member(self._keys, live_keys)
+        self._live = member(self._keys, live_keys)
         present = _sorted_unique(self._keys[self._live])
-        missing = live_keys[~_member(live_keys, present)]
+        missing = live_keys[~member(live_keys, present)]
         if len(missing):
             got_keys, got_vecs = fetch(missing)
             self.append(np.asarray(got_keys, np.int64), got_vecs)
@@ -171,7 +171,7 @@ class VectorIndex:
     def remove(self, keys: np.ndarray) -> None:
         """Mark keys dead (the database row is already gone)."""
         if len(keys):
-            self._live &= ~_member(self._keys, np.unique(np.asarray(keys, np.int64)))
+            self._live &= ~member(self._keys, np.unique(np.asarray(keys, np.int64)))
 
     @property
     def live_count(self) -> int:
@@ -219,7 +219,6 @@ class VectorIndex:
 
     def _hnsw_view(self) -> Any:
         if self._hnsw is None and self._meta.get("hnsw") and self._hnsw_path().exists():
-
             view = _restore(self._hnsw_path(), view=True)
             if view is None:  # unreadable graph file: search exactly until it is rebuilt
                 self._meta = {k: v for k, v in self._meta.items() if k != "hnsw"}
@@ -239,7 +238,7 @@ class VectorIndex:
             k: How many to return at most.
             allowed: Sorted keys the filters let through, or None for all.
         """
-        mask = self._live if allowed is None else self._live & _member(self._keys, allowed)
+        mask = self._live if allowed is None else self._live & member(self._keys, allowed)
         considered = int(mask.sum())
         if considered == 0 or k <= 0:
             return np.empty(0, np.int64), np.empty(0, np.float32), "exact", considered
@@ -313,7 +312,7 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     """Boolean mask: which `values` are in the sorted array `sorted_set`."""
     if len(sorted_set) == 0 or len(values) == 0:
         return np.zeros(len(values), bool)

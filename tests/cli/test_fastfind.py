@@ -13,7 +13,7 @@ from keepui_engine import PutSpec, open_workbench
 
 def _steady(text: str) -> str:
     """Blank the fields that move with the clock between two runs (decay and the score)."""
-    return re.sub(r'"(score|decay)": [0-9.e-]+', r'"\1": _', text)
+    return re.sub(r'"(score|decay|final)": [0-9.e-]+', r'"\1": _', text)
 
 
 @pytest.mark.parametrize(
@@ -52,6 +52,7 @@ def test_parses_every_option_form() -> None:
             "P1D",
             "--until=2026-01-01",
             "--nl",
+            "--mode=bm25",
         ]
     )
     assert got == {
@@ -63,6 +64,7 @@ def test_parses_every_option_form() -> None:
         "json_": False,
         "nl": True,
         "ids": False,
+        "mode": "bm25",
         "query": "q",
     }
     assert fastfind.parse(["find", "--", "-leading dash"])["query"] == "-leading dash"  # type: ignore[index]
@@ -81,6 +83,9 @@ def test_parses_every_option_form() -> None:
         ["-t", "nope=x"],
         ["--since", "garbage"],
         ["-n", "0"],
+        ["--mode", "hybrid", "--json"],
+        ["-m", "bm25"],
+        ["--mode", "nope"],
     ],
 )
 def test_same_output_as_typer(

@@ -1,0 +1,292 @@
+"""BM25 over every stored version: a bm25s base index plus an exactly scored tail of new writes.
+
+bm25s scores fastest and best here (SciFact nDCG@10 0.676 against tantivy's 0.659, whose k1/b
+are fixed), but it cannot add a document to a built index. So each new version's term counts go
+into the DuckDB table `bm25_tail` in the same transaction as the version itself, and a query
+scores those rows with the same Lucene BM25 formula and the base's statistics. When the tail
+outgrows a few percent of the base (or the base holds too many deleted versions), the base is
+rebuilt from the tables and the tail emptied. Everything is derived from DuckDB, so a crash at
+any point leaves a consistent index: the worst case is a rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from keepui_engine.store.vectors import member as _member
+
+if TYPE_CHECKING:
+    import duckdb
+
+K1 = 0.9
+B = 0.4
+TAIL_MIN = 200
+TAIL_SHARE = 0.05
+DEAD_SHARE = 0.2
+
+
+# Lucene's English stop words, the list bm25s uses for stopwords="en".
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
+)
+TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+class Tokenizer:
+    """bm25s's tokenization without importing bm25s (and scipy) on the write path.
+
+    Lower case, words of two or more characters, English stop words removed, Snowball English
+    stems; the same for texts and queries. A test checks it against `bm25s.tokenize`.
+    """
+
+    def __init__(self) -> None:
+        import Stemmer
+
+        self._stem = Stemmer.Stemmer("english").stemWords
+
+    def __call__(self, texts: list[str]) -> list[list[str]]:
+        """Token lists, one per text."""
+        return [
+            self._stem([w for w in TOKEN.findall(t.lower()) if w not in STOPWORDS]) for t in texts
+        ]
+
+
+def tail_rows(keys: list[int], texts: list[str], tokenize: Tokenizer) -> list[list[Any]]:
+    """Columns (key, term, tf, dl) of the tail rows for new versions."""
+    cols: list[list[Any]] = [[], [], [], []]
+    for key, tokens in zip(keys, tokenize(texts), strict=True):
+        for term, tf in Counter(tokens).items():
+            cols[0].append(key)
+            cols[1].append(term)
+            cols[2].append(tf)
+            cols[3].append(len(tokens))
+    return cols
+
+
+def add_tail(
+    con: duckdb.DuckDBPyConnection, keys: list[int], texts: list[str], tokenize: Tokenizer
+) -> None:
+    """Record the term counts of new versions (inside the caller's transaction)."""
+    cols = tail_rows(keys, texts, tokenize)
+    if cols[0]:
+        con.execute(
+            "INSERT INTO bm25_tail SELECT unnest($1), unnest($2), unnest($3), unnest($4)", cols
+        )
+
+
+def drop_tail(con: duckdb.DuckDBPyConnection, keys: np.ndarray) -> None:
+    """Forget the tail rows of deleted versions (inside the caller's transaction)."""
+    if len(keys):
+        con.execute("DELETE FROM bm25_tail WHERE key = ANY($1)", [[int(k) for k in keys]])
+
+
+def lucene_score(
+    tf: np.ndarray, dl: np.ndarray, df: np.ndarray, n: float, avgdl: float
+) -> np.ndarray:
+    """BM25 as bm25s's `lucene` method computes it, term by term."""
+    idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    return idf * tf / (tf + K1 * (1.0 - B + B * dl / max(avgdl, 1e-9)))
+
+
+class FullText:
+    """The BM25 channel of one open store.
+
+    Args:
+        root: The store directory (the base index lives in `bm25/`).
+        con: The store's DuckDB connection.
+    """
+
+    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection) -> None:
+        self.dir = root / "bm25"
+        self.con = con
+        self.tokenize = Tokenizer()
+        self._base: Any = None
+        self._base_keys = np.empty(0, np.int64)
+        self._stats: dict[str, Any] = {}
+        self._df: dict[str, int] = {}
+
+    # -- base index -------------------------------------------------------------------------
+    def _generation(self) -> int:
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'bm25_generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _load(self) -> None:
+        gen = self._generation()
+        if self._stats.get("generation") == gen:
+            return
+        path = self.dir / f"g{gen}"
+        if gen and (path / "stats.json").exists():
+            import bm25s
+
+            self._base = bm25s.BM25.load(str(path), mmap=True, show_progress=False)
+            self._base_keys = np.load(path / "keys.npy")
+            self._stats = json.loads((path / "stats.json").read_text())
+            indptr = np.asarray(self._base.scores["indptr"])
+            counts = np.diff(indptr)
+            self._df = {t: int(counts[i]) for t, i in self._base.vocab_dict.items() if t}
+        else:
+            self._base, self._base_keys, self._df = None, np.empty(0, np.int64), {}
+            self._stats = {"generation": gen, "n": 0, "avgdl": 0.0}
+
+    def needs_rebuild(self, live: np.ndarray) -> bool:
+        """Whether the tail or the dead part of the base has grown enough to rebuild."""
+        self._load()
+        tail = self.con.execute("SELECT count(DISTINCT key) FROM bm25_tail").fetchone()
+        n_tail = int(tail[0]) if tail else 0
+        n_base = len(self._base_keys)
+        dead = n_base - int(_member(self._base_keys, live).sum()) if n_base else 0
+        return n_tail > max(TAIL_MIN, TAIL_SHARE * n_base) or dead > DEAD_SHARE * max(n_base, 1)
+
+    def rebuild(self, keys: list[int], texts: list[str]) -> None:
+        """Index these (live key, text) pairs as the new base and empty the tail."""
+        import bm25s
+
+        gen = self._generation() + 1
+        path = self.dir / f"g{gen}"
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        tokens = self.tokenize(texts)
+        lengths = [len(t) for t in tokens]
+        model = bm25s.BM25(k1=K1, b=B, method="lucene")
+        model.index(tokens if tokens else [[""]], show_progress=False)
+        model.save(str(path), show_progress=False)
+        np.save(path / "keys.npy", np.asarray(keys, np.int64))
+        stats = {
+            "generation": gen,
+            "n": len(keys),
+            "avgdl": float(np.mean(lengths)) if lengths else 0.0,
+        }
+        (path / "stats.json").write_text(json.dumps(stats))
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('bm25_generation', $1)", [str(gen)]
+            )
+            self.con.execute("DELETE FROM bm25_tail WHERE key <= $1", [max(keys, default=0)])
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        for old in self.dir.glob("g*"):
+            if old.name != path.name:
+                shutil.rmtree(old, ignore_errors=True)
+        self._stats = {}
+
+    # -- search --------------------------------------------------------------------------------
+    def search(
+        self, query: str, k: int, live: np.ndarray, allowed: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, BM25 scores) of the best k live versions, best first.
+
+        Args:
+            query: The query text.
+            k: How many to return at most.
+            live: Sorted keys that exist.
+            allowed: Sorted keys the filters let through, or None for all.
+        """
+        self._load()
+        terms = sorted(set(self.tokenize([query])[0]) - {""})
+        if not terms or k <= 0:
+            return np.empty(0, np.int64), np.empty(0, np.float32)
+        tail = self.con.execute(
+            "SELECT key, term, tf, dl FROM bm25_tail WHERE term = ANY($1)", [terms]
+        ).fetchnumpy()
+        tail_n, tail_len = self._tail_size()
+        n = self._stats["n"] + tail_n
+        avgdl = (self._stats["avgdl"] * self._stats["n"] + tail_len) / max(n, 1)
+        keys, scores = [], []
+        if self._base is not None and any(t in self._df for t in terms):
+            mask = _member(self._base_keys, live)
+            if allowed is not None:
+                mask &= _member(self._base_keys, allowed)
+            if mask.any():
+                ids, got = self._base.retrieve(
+                    [terms],
+                    k=min(k, len(self._base_keys)),
+                    weight_mask=mask.astype(np.float32),
+                    show_progress=False,
+                )
+                ok = got[0] > 0
+                keys.append(self._base_keys[ids[0][ok]])
+                scores.append(got[0][ok])
+        if len(tail["key"]):
+            keys_t, scores_t = self._score_tail(tail, n, avgdl, live, allowed)
+            keys.append(keys_t)
+            scores.append(scores_t)
+        if not keys:
+            return np.empty(0, np.int64), np.empty(0, np.float32)
+        all_keys, all_scores = np.concatenate(keys), np.concatenate(scores).astype(np.float32)
+        order = np.argsort(-all_scores, kind="stable")[:k]
+        return all_keys[order], all_scores[order]
+
+    def _tail_size(self) -> tuple[int, int]:
+        row = self.con.execute(
+            "SELECT count(*), coalesce(sum(dl), 0) FROM (SELECT any_value(dl) AS dl "
+            "FROM bm25_tail GROUP BY key)"
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def _score_tail(
+        self,
+        tail: dict[str, Any],
+        n: float,
+        avgdl: float,
+        live: np.ndarray,
+        allowed: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        tail_df = Counter(str(t) for t in tail["term"])
+        df = np.asarray(
+            [self._df.get(str(t), 0) + tail_df[str(t)] for t in tail["term"]], np.float64
+        )
+        part = lucene_score(
+            np.asarray(tail["tf"], np.float64), np.asarray(tail["dl"], np.float64), df, n, avgdl
+        )
+        keys = np.asarray(tail["key"], np.int64)
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        total = np.zeros(len(uniq))
+        np.add.at(total, inverse, part)
+        ok = _member(uniq, live)
+        if allowed is not None:
+            ok &= _member(uniq, allowed)
+        return uniq[ok], total[ok]
