@@ -37,7 +37,9 @@ half_life_days = 30
 exact_max_vectors = 30000
 # dense (meaning), bm25 (words) or hybrid (both, fused by reciprocal rank fusion).
 mode = "dense"
-# Reciprocal rank fusion: score = sum of weight / (rrf_k + rank) over the channels.
+# How hybrid fuses: "rrf" (reciprocal rank fusion: sum of weight / (rrf_k + rank) over the
+# channels) or "score" (weighted mean of each channel's score over its best score for the query).
+fusion = "rrf"
 rrf_k = 60
 dense_weight = 1.0
 bm25_weight = 1.0
@@ -73,6 +75,7 @@ class Settings:
     exact_max_vectors: int = 30000
     search_mode: str = "dense"
     rrf_k: int = 60
+    fusion: str = "rrf"
     fusion_weights: tuple[float, float] = (1.0, 1.0)
 
     @property
@@ -139,6 +142,9 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     model_path = emb.get("model_path")
     if model_path is not None and not isinstance(model_path, str):
         raise ConfigError(f"{where}: `model_path` must be a string path.")
+    fusion = se.get("fusion", "rrf")
+    if fusion not in ("rrf", "score"):
+        raise ConfigError(f"{where}: [search] fusion = {fusion!r}; choose rrf or score.")
     mode = se.get("mode", "dense")
     if mode not in ("dense", "bm25", "hybrid"):
         raise ConfigError(f"{where}: [search] mode = {mode!r}; choose dense, bm25 or hybrid.")
@@ -155,6 +161,7 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         exact_max_vectors=int(_get(se, "exact_max_vectors", int, 30000, where)),  # type: ignore[call-overload]
         search_mode=str(_get(se, "mode", str, "dense", where)),
         rrf_k=int(_get(se, "rrf_k", int, 60, where)),  # type: ignore[call-overload]
+        fusion=fusion,
         fusion_weights=(
             float(_get(se, "dense_weight", float, 1.0, where)),  # type: ignore[arg-type]
             float(_get(se, "bm25_weight", float, 1.0, where)),  # type: ignore[arg-type]

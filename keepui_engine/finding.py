@@ -81,6 +81,7 @@ def find(
         half_life,
         weights=engine.settings.fusion_weights,
         rrf_k=engine.settings.rrf_k,
+        fusion=engine.settings.fusion,
         similarity=similarity,
     )
     return FindResult(query, hits[:limit], limit, considered, method, notes, mode)

@@ -63,6 +63,7 @@ def fuse(
     *,
     weights: tuple[float, float] = (1.0, 1.0),
     rrf_k: int = 60,
+    fusion: str = "rrf",
     similarity: dict[int, float] | None = None,
 ) -> list[Hit]:
     """One hit per document from one or both channels, best final score first.
@@ -79,14 +80,21 @@ def fuse(
         half_life_days: Recency half-life (<= 0 disables decay).
         weights: Weights of the dense and BM25 channels in the fusion.
         rrf_k: The RRF constant.
+        fusion: `rrf`, or `score`: the weighted mean of each channel's scores divided by that
+            channel's best score for the query (a channel that missed the document adds 0).
         similarity: Cosine similarities of keys the dense channel did not return.
     """
     by_dense, by_bm25 = _lift(dense, rows), _lift(bm25, rows)
     hybrid = dense is not None and bm25 is not None
+    tops = [max((r[1] for r in lifted.values()), default=0.0) for lifted in (by_dense, by_bm25)]
     hits = []
     for doc_id in by_dense.keys() | by_bm25.keys():
         d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
-        if hybrid:
+        if hybrid and fusion == "score":
+            parts = zip(weights, (d, b), tops, strict=True)
+            fused = sum(w * r[1] / top for w, r, top in parts if r and top > 0) / sum(weights)
+            base = fused
+        elif hybrid:
             fused = sum(w / (rrf_k + r[0]) for w, r in zip(weights, (d, b), strict=True) if r)
             base = fused
         else:

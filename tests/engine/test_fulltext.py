@@ -108,3 +108,24 @@ def test_hybrid_provenance_is_consistent(wb: Workbench) -> None:
     assert finals == sorted(finals, reverse=True)
     dense = wb.find("lazy fox", mode="dense").hits[0].scores
     assert dense["bm25"] is None and dense["fused"] is None and dense["dense_rank"] == 1
+
+
+def test_score_fusion_is_the_weighted_mean_of_normalised_scores(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = make_fake_store(tmp_path / "s")
+    toml = store / "keepui.toml"
+    toml.write_text(toml.read_text().replace('fusion = "rrf"', 'fusion = "score"'))
+    with open_workbench(store, own=True) as wb:
+        wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS)])
+        hits = wb.find("lazy fox", mode="hybrid").hits
+        top_d = max(h.scores["dense"] or 0 for h in hits)
+        top_b = max(h.scores["bm25"] or 0 for h in hits)
+        for h in hits:
+            s = h.scores
+            expected = ((s["dense"] or 0) / top_d + (s["bm25"] or 0) / top_b) / 2
+            assert s["fused"] == pytest.approx(expected)
+            assert h.score == pytest.approx(expected * s["decay"])
+    toml.write_text(toml.read_text().replace('fusion = "score"', 'fusion = "max"'))
+    from keepui_engine import ConfigError
+
+    with pytest.raises(ConfigError, match="fusion"):
+        open_workbench(store)
