@@ -36,6 +36,9 @@ def find(
     json_: JsonFlag = False,
     nl: NlFlag = False,
     ids: IdsFlag = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show each hit's score components as a table.")
+    ] = False,
 ) -> None:
     """Find documents by meaning: cosine similarity x recency decay, after tag/time filters.
 
@@ -45,8 +48,13 @@ def find(
       keepui find "auth bugs" -t project=atlas --since P30D -n 5 --json
       keepui find "meeting notes" --ids | xargs -n1 keepui get
     """
-    if sum((json_, nl, ids)) > 1:
-        raise UsageError("choose one of --json, --nl and --ids.")
+    if sum((json_, nl, ids, explain)) > 1:
+        raise UsageError("choose one of --json, --nl, --ids and --explain.")
     with open_workbench(store) as wb:
         result = wb.find(query, tags=tag, limit=limit, since=since, until=until, mode=mode)
+    if explain:
+        from keepui.cli.explain import render_explain
+
+        render_explain(result)
+        return
     render_find(result, json_=json_, nl=nl, ids=ids)

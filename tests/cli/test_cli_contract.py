@@ -213,3 +213,15 @@ def test_large_unicode_file_and_ids(store_dir: Path, tmp_path: Path) -> None:
     assert (
         json.loads(run(store_dir, "get", "ünï/cöde:1", "--json").stdout)["text"] == "ünïcödé note"
     )
+
+
+def test_find_explain_shows_every_component(store_dir: Path) -> None:
+    for i, text in enumerate(["lazy fox dozes", "quick fox runs", "slow turtle walks"]):
+        assert run(store_dir, "put", text, "-i", f"a{i}").returncode == 0
+    result = run(store_dir, "find", "lazy fox", "--mode", "hybrid", "--explain")
+    assert result.returncode == 0, result.stderr
+    for column in ("dense", "bm25", "fused", "decay", "final"):
+        assert column in result.stdout
+    assert "a0" in result.stdout and "hybrid search" in result.stdout
+    both = run(store_dir, "find", "fox", "--explain", "--json")
+    assert both.returncode == 1
