@@ -151,27 +151,32 @@ class FullText:
         row = self.con.execute("SELECT value FROM meta WHERE key = 'bm25_generation'").fetchone()
         return int(row[0]) if row else 0
 
-    def _load(self) -> None:
+    def _load(self, *, model: bool = True) -> None:
+        """Read the base's keys and statistics, and (for searching) the bm25s model.
+
+        Writers only need the keys and counts, so they never import bm25s (and scipy).
+        """
         gen = self._generation()
-        if self._stats.get("generation") == gen:
-            return
-        path = self.dir / f"g{gen}"
-        if gen and (path / "stats.json").exists():
+        if self._stats.get("generation") != gen:
+            path = self.dir / f"g{gen}"
+            self._base, self._df = None, {}
+            if gen and (path / "stats.json").exists():
+                self._base_keys = np.load(path / "keys.npy")
+                self._stats = json.loads((path / "stats.json").read_text())
+            else:
+                self._base_keys = np.empty(0, np.int64)
+                self._stats = {"generation": gen, "n": 0, "avgdl": 0.0}
+        if model and self._base is None and len(self._base_keys):
             import bm25s
 
+            path = self.dir / f"g{gen}"
             self._base = bm25s.BM25.load(str(path), mmap=True, show_progress=False)
-            self._base_keys = np.load(path / "keys.npy")
-            self._stats = json.loads((path / "stats.json").read_text())
-            indptr = np.asarray(self._base.scores["indptr"])
-            counts = np.diff(indptr)
+            counts = np.diff(np.asarray(self._base.scores["indptr"]))
             self._df = {t: int(counts[i]) for t, i in self._base.vocab_dict.items() if t}
-        else:
-            self._base, self._base_keys, self._df = None, np.empty(0, np.int64), {}
-            self._stats = {"generation": gen, "n": 0, "avgdl": 0.0}
 
     def needs_rebuild(self, live: np.ndarray) -> bool:
         """Whether the tail or the dead part of the base has grown enough to rebuild."""
-        self._load()
+        self._load(model=False)
         tail = self.con.execute("SELECT count(DISTINCT key) FROM bm25_tail").fetchone()
         n_tail = int(tail[0]) if tail else 0
         n_base = len(self._base_keys)
