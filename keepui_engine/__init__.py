@@ -12,6 +12,7 @@ from keepui_engine.errors import (
     StoreError,
     UsageError,
 )
+from keepui_engine.evaluation import EvalResult, evaluate, write_runs
 from keepui_engine.types import (
     DeleteResult,
     FindResult,
@@ -26,6 +27,7 @@ from keepui_engine.types import (
 __all__ = [
     "ConfigError",
     "DeleteResult",
+    "EvalResult",
     "FindResult",
     "Hit",
     "Item",
@@ -43,4 +45,6 @@ __all__ = [
     "load_settings",
     "open_workbench",
     "resolve_store",
+    "evaluate",
+    "write_runs",
 ]

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from keepui.cli import find, items, serve
+from keepui.cli import evaluate, find, items, serve
 
 app = typer.Typer(
     name="keepui",
@@ -51,4 +51,5 @@ app.command("tag")(items.tag)
 app.command("del")(items.delete)
 app.command("stats")(items.stats)
 app.command("reindex")(items.reindex)
+app.command("eval")(evaluate.eval_)
 app.command("serve")(serve.serve)
