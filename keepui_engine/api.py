@@ -34,7 +34,14 @@ _DECODE: dict[str, Any] = {
     "delete": DeleteResult.from_dict,
     "stats": Stats.from_dict,
     "reindex": Stats.from_dict,
+    "why": lambda r: _why_type().from_dict(r),
 }
+
+
+def _why_type() -> Any:
+    from keepui_engine.why import WhyResult
+
+    return WhyResult
 
 
 def _encode(result: Any) -> Any:
@@ -236,6 +243,29 @@ class Workbench:
             mode=mode,
         )
         return result
+
+    def why(
+        self,
+        query: str,
+        doc_id: str,
+        *,
+        tags: list[str] | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        mode: str | None = None,
+    ) -> Any:
+        """Where `doc_id` ranked in each channel for the query, and which step removed it."""
+        return self._call(
+            "why",
+            query=query,
+            doc_id=doc_id,
+            tags=list(tags or []),
+            limit=limit,
+            since=since,
+            until=until,
+            mode=mode,
+        )
 
     def list_items(
         self,

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from keepui_engine.fulltext import FullText
     from keepui_engine.providers.base import Embedder
     from keepui_engine.store import Store
+    from keepui_engine.why import WhyResult
 
 SORTS = ("updated", "created", "accessed", "id")
 
@@ -312,6 +313,21 @@ class Engine:
         from keepui_engine.finding import find
 
         return find(self, query, tags, limit, since, until, mode)
+
+    def why(
+        self,
+        query: str,
+        doc_id: str,
+        tags: list[str] | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        mode: str | None = None,
+    ) -> WhyResult:
+        """Where a document ranked for a query, and what kept it out (see `why.why`)."""
+        from keepui_engine.why import why
+
+        return why(self, query, doc_id, tags, limit, since, until, mode)
 
     def list_items(
         self,

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from keepui.cli.options import FilterOpt, IdsFlag, JsonFlag, NlFlag, StoreOpt
-from keepui.cli.output import render_find
+from keepui.cli.output import emit_json, out, render_find
 from keepui_engine import UsageError, open_workbench
 
 
@@ -39,6 +39,10 @@ def find(
     explain: Annotated[
         bool, typer.Option("--explain", help="Show each hit's score components as a table.")
     ] = False,
+    why: Annotated[
+        str | None,
+        typer.Option("--why", help="Say where this id ranked in each channel and what removed it."),
+    ] = None,
 ) -> None:
     """Find documents by meaning: cosine similarity x recency decay, after tag/time filters.
 
@@ -50,6 +54,19 @@ def find(
     """
     if sum((json_, nl, ids, explain)) > 1:
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
+    if why is not None:
+        with open_workbench(store) as wb:
+            story = wb.why(query, why, tags=tag, limit=limit, since=since, until=until, mode=mode)
+        if json_:
+            emit_json(story.to_dict())
+            return
+        out(story.explanation)
+        for channel, got in story.channels.items():
+            where = f"#{got['rank']} (score {got['score']:.4f}, {got['matched']})" if got else "–"
+            out(f"  {channel:5s} {where}")
+        for name, ok in story.passes.items():
+            out(f"  {name} filter: {'passes' if ok else 'removes it'}")
+        return
     with open_workbench(store) as wb:
         result = wb.find(query, tags=tag, limit=limit, since=since, until=until, mode=mode)
     if explain:

@@ -1,0 +1,151 @@
+"""find --why ID: where a document ranked in each channel, and which step kept it out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from keepui_engine import inputs
+from keepui_engine.errors import NotFound
+from keepui_engine.store import documents, queries
+
+if TYPE_CHECKING:
+    from keepui_engine.engine import Engine
+
+DEPTH = 1000
+
+
+@dataclass(frozen=True)
+class WhyResult:
+    """The story of one document for one query.
+
+    Attributes:
+        id: The document.
+        query: The query.
+        mode: The search mode.
+        rank: Its rank in the real result (1-based), or None when it is not shown.
+        channels: channel -> {"rank", "score", "matched"} before any filter (None when the
+            channel did not find it within its first 1,000 versions).
+        passes: filter -> whether some version of the document passes it (tag, time).
+        removed_by: `tag`, `time`, `limit` or `not_retrieved`; None when it is shown.
+        explanation: One sentence saying so.
+    """
+
+    id: str
+    query: str
+    mode: str
+    rank: int | None
+    channels: dict[str, dict[str, Any] | None]
+    passes: dict[str, bool]
+    removed_by: str | None
+    explanation: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WhyResult:
+        """Rebuild from `to_dict` output."""
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+
+def _channel_rank(
+    keys: np.ndarray, scores: np.ndarray, doc_keys: set[int], doc_of: dict[int, str]
+) -> dict[str, Any] | None:
+    seen: set[str] = set()
+    for key, score in zip(keys.tolist(), scores.tolist(), strict=True):
+        doc = doc_of.get(key)
+        if doc is None or doc in seen:
+            continue
+        seen.add(doc)
+        if key in doc_keys:
+            return {"rank": len(seen), "score": float(score), "matched": key}
+    return None
+
+
+def why(
+    engine: Engine,
+    query: str,
+    doc_id: str,
+    tags: list[str] | None = None,
+    limit: int = 10,
+    since: str | None = None,
+    until: str | None = None,
+    mode: str | None = None,
+) -> WhyResult:
+    """Explain where `doc_id` stands for a query under the given filters and limit."""
+    con = engine.store.con
+    doc_keys = {
+        int(k)
+        for (k,) in con.execute(
+            "SELECT key FROM vector_keys WHERE doc_id = $1", [doc_id]
+        ).fetchall()
+    }
+    if not doc_keys:
+        raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
+    result = engine.find(query, tags, limit, since, until, mode)
+    mode = result.mode
+    rank = next((i for i, h in enumerate(result.hits, 1) if h.id == doc_id), None)
+    channels: dict[str, dict[str, Any] | None] = {}
+    if mode != "bm25":
+        qvec = engine.vectors.embed_query(query)
+        keys, sims, _, _ = engine.store.index.search(qvec, DEPTH, None)
+        channels["dense"] = _ranked(engine, keys, sims, doc_keys)
+    if mode != "dense":
+        keys, scores = engine.fulltext.search(query, DEPTH, documents.live_keys(con), None)
+        channels["bm25"] = _ranked(engine, keys, scores, doc_keys)
+    now = datetime.now(UTC)
+    filters = inputs.parse_tag_args(tags, allow_bare=True)
+    passes = {}
+    if filters:
+        passes["tag"] = bool(doc_keys & set(queries.filter_keys(con, filters, None, None).tolist()))
+    if since or until:
+        t0 = inputs.parse_time(since, now=now, option="--since") if since else None
+        t1 = inputs.parse_time(until, now=now, option="--until") if until else None
+        passes["time"] = bool(doc_keys & set(queries.filter_keys(con, {}, t0, t1).tolist()))
+    removed, text = _verdict(doc_id, rank, channels, passes, limit)
+    return WhyResult(doc_id, query, mode, rank, channels, passes, removed, text)
+
+
+def _ranked(
+    engine: Engine, keys: np.ndarray, scores: np.ndarray, doc_keys: set[int]
+) -> dict[str, Any] | None:
+    rows = queries.hydrate(engine.store.con, keys.tolist())
+    got = _channel_rank(keys, scores, doc_keys, {k: r.doc_id for k, r in rows.items()})
+    if got is not None:
+        row = rows[got["matched"]]
+        offset = row.head_version - row.version
+        got["matched"] = row.doc_id if offset == 0 else f"{row.doc_id}@V{{{offset}}}"
+    return got
+
+
+def _verdict(
+    doc_id: str,
+    rank: int | None,
+    channels: dict[str, dict[str, Any] | None],
+    passes: dict[str, bool],
+    limit: int,
+) -> tuple[str | None, str]:
+    if rank is not None:
+        return None, f"{doc_id} is shown at rank {rank}."
+    if passes.get("tag") is False:
+        return (
+            "tag",
+            f"{doc_id} has no version with the tags asked for, so the tag filter removed it.",
+        )
+    if passes.get("time") is False:
+        return "time", f"{doc_id} has no version written in the --since/--until window."
+    found = {c: v for c, v in channels.items() if v}
+    if not found:
+        return "not_retrieved", (
+            f"no channel ranked {doc_id} among its first {DEPTH} versions for this query."
+        )
+    where = ", ".join(f"{c} #{v['rank']}" for c, v in found.items())
+    return "limit", (
+        f"{doc_id} ranked {where} before filters but fell below the limit of "
+        f"{limit}; raise -n to see it."
+    )

@@ -1,0 +1,60 @@
+"""`keepui find QUERY --why ID`: the rank in each channel and the step that removed the id."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def filled(store_dir: Path) -> Path:
+    notes = {
+        "a": "lazy fox sleeps",
+        "b": "lazy dog sleeps",
+        "c": "quick fox runs far",
+        "d": "tea and biscuits",
+    }
+    for doc_id, text in notes.items():
+        tag = ["-t", "kind=fox"] if "fox" in text else []
+        assert run(store_dir, "put", text, "-i", doc_id, *tag).returncode == 0
+    return store_dir
+
+
+def why(store: Path, *args: str) -> dict[str, object]:
+    result = run(store, "find", *args, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_shown_hit_reports_its_rank_in_each_channel(filled: Path) -> None:
+    doc = why(filled, "lazy fox", "--why", "a", "--mode", "hybrid")
+    assert doc["removed_by"] is None and doc["rank"] == 1 and doc["schema"] == 1
+    channels = doc["channels"]
+    assert channels["dense"]["rank"] == 1 and channels["bm25"]["rank"] == 1  # type: ignore[index]
+
+
+def test_tag_filter_limit_and_not_retrieved(filled: Path) -> None:
+    assert why(filled, "lazy", "--why", "b", "-t", "kind=fox")["removed_by"] == "tag"
+    limited = why(filled, "lazy fox", "--why", "c", "-n", "1", "--mode", "hybrid")
+    assert limited["removed_by"] == "limit" and limited["rank"] is None
+    assert why(filled, "biscuits", "--why", "a", "--mode", "bm25")["removed_by"] == "not_retrieved"
+    human = run(filled, "find", "lazy", "--why", "b", "-t", "kind=fox")
+    assert human.returncode == 0 and "tag" in human.stdout
+
+
+def test_unknown_id_is_not_found(filled: Path) -> None:
+    result = run(filled, "find", "lazy", "--why", "nope")
+    assert result.returncode == 2 and "nope" in result.stderr
