@@ -231,6 +231,7 @@ class Workbench:
         since: str | None = None,
         until: str | None = None,
         mode: str | None = None,
+        min_score: float | None = None,
     ) -> FindResult:
         """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters."""
         result: FindResult = self._call(
@@ -241,6 +242,7 @@ class Workbench:
             since=since,
             until=until,
             mode=mode,
+            min_score=min_score,
         )
         return result
 
@@ -254,6 +256,7 @@ class Workbench:
         since: str | None = None,
         until: str | None = None,
         mode: str | None = None,
+        min_score: float | None = None,
     ) -> Any:
         """Where `doc_id` ranked in each channel for the query, and which step removed it."""
         return self._call(
@@ -265,6 +268,7 @@ class Workbench:
             since=since,
             until=until,
             mode=mode,
+            min_score=min_score,
         )
 
     def list_items(

@@ -41,6 +41,8 @@ mode = "dense"
 # channels) or "score" (weighted mean of each channel's score over its best score for the query).
 fusion = "rrf"
 rrf_k = 60
+# Hide hits whose final score is below this (find says how many it hid); unset = show all.
+# min_score = 0.3
 dense_weight = 1.0
 bm25_weight = 1.0
 """
@@ -76,6 +78,7 @@ class Settings:
     search_mode: str = "dense"
     rrf_k: int = 60
     fusion: str = "rrf"
+    min_score: float | None = None
     fusion_weights: tuple[float, float] = (1.0, 1.0)
 
     @property
@@ -162,6 +165,9 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         search_mode=str(_get(se, "mode", str, "dense", where)),
         rrf_k=int(_get(se, "rrf_k", int, 60, where)),  # type: ignore[call-overload]
         fusion=fusion,
+        min_score=(
+            None if se.get("min_score") is None else float(_get(se, "min_score", float, 0.0, where))  # type: ignore[arg-type]
+        ),
         fusion_weights=(
             float(_get(se, "dense_weight", float, 1.0, where)),  # type: ignore[arg-type]
             float(_get(se, "bm25_weight", float, 1.0, where)),  # type: ignore[arg-type]

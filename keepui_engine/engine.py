@@ -308,11 +308,12 @@ class Engine:
         since: str | None = None,
         until: str | None = None,
         mode: str | None = None,
+        min_score: float | None = None,
     ) -> FindResult:
         """Rank documents for a query (see `finding.find`)."""
         from keepui_engine.finding import find
 
-        return find(self, query, tags, limit, since, until, mode)
+        return find(self, query, tags, limit, since, until, mode, min_score)
 
     def why(
         self,
@@ -323,11 +324,12 @@ class Engine:
         since: str | None = None,
         until: str | None = None,
         mode: str | None = None,
+        min_score: float | None = None,
     ) -> WhyResult:
         """Where a document ranked for a query, and what kept it out (see `why.why`)."""
         from keepui_engine.why import why
 
-        return why(self, query, doc_id, tags, limit, since, until, mode)
+        return why(self, query, doc_id, tags, limit, since, until, mode, min_score)
 
     def list_items(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ def find(
     since: str | None = None,
     until: str | None = None,
     mode: str | None = None,
+    min_score: float | None = None,
 ) -> FindResult:
     """Rank documents for a query after tag and time filters.
 
@@ -34,6 +36,8 @@ def find(
     both (each channel over-fetched 3x the limit); the final score is that times decay.
     """
     mode = mode or engine.settings.search_mode
+    if min_score is None:
+        min_score = engine.settings.min_score
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}.")
     if not query or not query.strip():
@@ -58,7 +62,9 @@ def find(
     if mode != "bm25":
         qvec = engine.vectors.embed_query(query)
         if mode == "dense":
-            return _dense_only(engine, query, qvec, limit, allowed, now, notes)
+            return _threshold(
+                _dense_only(engine, query, qvec, limit, allowed, now, notes), min_score, limit
+            )
         keys, sims, method, considered = engine.store.index.search(qvec, fetch, allowed)
         dense = (keys, sims)
     live = documents.live_keys(con)
@@ -84,7 +90,9 @@ def find(
         fusion=engine.settings.fusion,
         similarity=similarity,
     )
-    return FindResult(query, hits[:limit], limit, considered, method, notes, mode)
+    return _threshold(
+        FindResult(query, hits, limit, considered, method, notes, mode), min_score, limit
+    )
 
 
 def _dense_only(
@@ -106,4 +114,20 @@ def _dense_only(
         if len(keys) < k or (len(hits) >= limit and hits[limit - 1].score >= floor):
             break
         k *= 4
-    return FindResult(query, hits[:limit], limit, considered, method, notes, "dense")
+    return FindResult(query, hits, limit, considered, method, notes, "dense")
+
+
+def _threshold(result: FindResult, min_score: float | None, limit: int) -> FindResult:
+    """Drop hits whose final score is below `min_score` (counting them), then cut to `limit`."""
+    hits = result.hits
+    hidden = dict(result.hidden)
+    notes = list(result.notes)
+    if min_score is not None:
+        kept = [h for h in hits if h.score >= min_score]
+        hidden["threshold"] = len(hits) - len(kept)
+        if hidden["threshold"]:
+            notes.append(
+                f"{hidden['threshold']} hit(s) scored below --min-score {min_score} and are hidden"
+            )
+        hits = kept
+    return replace(result, hits=hits[:limit], hidden=hidden, notes=notes)

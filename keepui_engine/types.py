@@ -123,6 +123,7 @@ class FindResult(_Serialisable):
         method: `exact` or `hnsw` (the dense channel's search).
         notes: Remarks for the user (e.g. a filter that matched nothing).
         mode: `dense`, `bm25` or `hybrid`.
+        hidden: step -> how many fetched hits it hid (`threshold`).
     """
 
     query: str
@@ -132,6 +133,7 @@ class FindResult(_Serialisable):
     method: str = "exact"
     notes: list[str] = field(default_factory=list)
     mode: str = "dense"
+    hidden: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FindResult:

@@ -76,6 +76,7 @@ def why(
     since: str | None = None,
     until: str | None = None,
     mode: str | None = None,
+    min_score: float | None = None,
 ) -> WhyResult:
     """Explain where `doc_id` stands for a query under the given filters and limit."""
     con = engine.store.con
@@ -87,7 +88,7 @@ def why(
     }
     if not doc_keys:
         raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
-    result = engine.find(query, tags, limit, since, until, mode)
+    result = engine.find(query, tags, limit, since, until, mode, min_score)
     mode = result.mode
     rank = next((i for i, h in enumerate(result.hits, 1) if h.id == doc_id), None)
     channels: dict[str, dict[str, Any] | None] = {}
@@ -108,6 +109,12 @@ def why(
         t1 = inputs.parse_time(until, now=now, option="--until") if until else None
         passes["time"] = bool(doc_keys & set(queries.filter_keys(con, {}, t0, t1).tolist()))
     removed, text = _verdict(doc_id, rank, channels, passes, limit)
+    if removed == "limit" and result.hidden.get("threshold"):
+        everything = engine.find(query, tags, limit, since, until, mode, float("-inf"))
+        below = next((h for h in everything.hits if h.id == doc_id), None)
+        if below is not None:
+            removed = "threshold"
+            text = f"{doc_id} scored {below.score:.4f}, below --min-score, so the threshold hid it."
     return WhyResult(doc_id, query, mode, rank, channels, passes, removed, text)
 
 

@@ -19,6 +19,7 @@ VALUE_OPTS = {
     "--store": "store",
     "-m": "mode",
     "--mode": "mode",
+    "--min-score": "min_score",
 }
 FLAGS = {"--json": "json_", "--nl": "nl", "--ids": "ids"}
 
@@ -35,6 +36,7 @@ def parse(argv: list[str]) -> dict[str, object] | None:
         "nl": False,
         "ids": False,
         "mode": None,
+        "min_score": None,
     }
     rest = list(argv)
     while rest and rest[0] in ("-s", "--store") and len(rest) > 1:
@@ -68,6 +70,11 @@ def parse(argv: list[str]) -> dict[str, object] | None:
                 if not value.lstrip("-").isdigit():
                     return None
                 args["limit"] = int(value)
+            elif key == "min_score":
+                try:
+                    args["min_score"] = float(value)
+                except ValueError:
+                    return None
             else:
                 args[key] = value
         else:
@@ -98,6 +105,7 @@ def run(argv: list[str]) -> int | None:
                 since=since,
                 until=until,
                 mode=None if args["mode"] is None else str(args["mode"]),
+                min_score=None if args["min_score"] is None else float(args["min_score"]),  # type: ignore[arg-type]
             )
     except KeepuiError as exc:
         return report_error(exc)

@@ -32,6 +32,10 @@ def find(
             "--mode", "-m", help="dense, bm25 or hybrid [default: [search] mode in keepui.toml]."
         ),
     ] = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option("--min-score", help="Hide hits whose final score is below this."),
+    ] = None,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -56,7 +60,16 @@ def find(
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
     if why is not None:
         with open_workbench(store) as wb:
-            story = wb.why(query, why, tags=tag, limit=limit, since=since, until=until, mode=mode)
+            story = wb.why(
+                query,
+                why,
+                tags=tag,
+                limit=limit,
+                since=since,
+                until=until,
+                mode=mode,
+                min_score=min_score,
+            )
         if json_:
             emit_json(story.to_dict())
             return
@@ -68,7 +81,9 @@ def find(
             out(f"  {name} filter: {'passes' if ok else 'removes it'}")
         return
     with open_workbench(store) as wb:
-        result = wb.find(query, tags=tag, limit=limit, since=since, until=until, mode=mode)
+        result = wb.find(
+            query, tags=tag, limit=limit, since=since, until=until, mode=mode, min_score=min_score
+        )
     if explain:
         from keepui.cli.explain import render_explain
 

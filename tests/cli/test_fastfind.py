@@ -31,6 +31,7 @@ def _steady(text: str) -> str:
         [],
         ["find", "q", "-tk=v"],
         ["find", "q", "-n=3"],
+        ["find", "q", "--min-score", "abc"],
     ],
 )
 def test_leaves_anything_unusual_to_typer(argv: list[str]) -> None:
@@ -65,6 +66,7 @@ def test_parses_every_option_form() -> None:
         "nl": True,
         "ids": False,
         "mode": "bm25",
+        "min_score": None,
         "query": "q",
     }
     assert fastfind.parse(["find", "--", "-leading dash"])["query"] == "-leading dash"  # type: ignore[index]
@@ -86,6 +88,8 @@ def test_parses_every_option_form() -> None:
         ["--mode", "hybrid", "--json"],
         ["-m", "bm25"],
         ["--mode", "nope"],
+        ["--min-score", "0.5", "--json"],
+        ["--min-score=-1"],
     ],
 )
 def test_same_output_as_typer(

@@ -58,3 +58,16 @@ def test_tag_filter_limit_and_not_retrieved(filled: Path) -> None:
 def test_unknown_id_is_not_found(filled: Path) -> None:
     result = run(filled, "find", "lazy", "--why", "nope")
     assert result.returncode == 2 and "nope" in result.stderr
+
+
+def test_min_score_hides_hits_and_why_says_so(filled: Path) -> None:
+    everything = why(filled, "lazy fox", "-n", "10")
+    scores = {h["id"]: h["score"] for h in everything["hits"]}  # type: ignore[index]
+    ranked = sorted(scores.values(), reverse=True)
+    cut = (ranked[1] + ranked[2]) / 2  # keep the best two
+    shown = why(filled, "lazy fox", "--min-score", str(cut))
+    assert len(shown["hits"]) == 2 and shown["hidden"] == {"threshold": len(scores) - 2}  # type: ignore[arg-type]
+    assert any("min-score" in n for n in shown["notes"])  # type: ignore[union-attr]
+    worst = min(scores, key=scores.get)  # type: ignore[arg-type]
+    story = why(filled, "lazy fox", "--why", worst, "--min-score", str(cut))
+    assert story["removed_by"] == "threshold"
