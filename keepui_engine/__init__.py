@@ -15,6 +15,7 @@ from keepui_engine.errors import (
 from keepui_engine.evaluation import EvalResult, evaluate, write_runs
 from keepui_engine.types import (
     DeleteResult,
+    FindQuery,
     FindResult,
     Hit,
     Item,
@@ -28,6 +29,7 @@ __all__ = [
     "ConfigError",
     "DeleteResult",
     "EvalResult",
+    "FindQuery",
     "FindResult",
     "Hit",
     "Item",

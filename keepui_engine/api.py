@@ -12,6 +12,7 @@ from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.locking import StoreLock
 from keepui_engine.types import (
     DeleteResult,
+    FindQuery,
     FindResult,
     Item,
     PutResult,
@@ -165,6 +166,8 @@ class Workbench:
             raise UsageError(f"unknown operation {op!r}")
         if op == "put_many":
             args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
+        if "q" in args:
+            args["q"] = FindQuery.from_dict(args["q"])
         return _encode(getattr(self._engine, op)(**args))
 
     def warm_up(self) -> None:
@@ -234,42 +237,13 @@ class Workbench:
         min_score: float | None = None,
     ) -> FindResult:
         """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters."""
-        result: FindResult = self._call(
-            "find",
-            query=query,
-            tags=list(tags or []),
-            limit=limit,
-            since=since,
-            until=until,
-            mode=mode,
-            min_score=min_score,
-        )
+        q = FindQuery(query, list(tags or []), limit, since, until, mode, min_score)
+        result: FindResult = self._call("find", q=q)
         return result
 
-    def why(
-        self,
-        query: str,
-        doc_id: str,
-        *,
-        tags: list[str] | None = None,
-        limit: int = 10,
-        since: str | None = None,
-        until: str | None = None,
-        mode: str | None = None,
-        min_score: float | None = None,
-    ) -> Any:
-        """Where `doc_id` ranked in each channel for the query, and which step removed it."""
-        return self._call(
-            "why",
-            query=query,
-            doc_id=doc_id,
-            tags=list(tags or []),
-            limit=limit,
-            since=since,
-            until=until,
-            mode=mode,
-            min_score=min_score,
-        )
+    def why(self, doc_id: str, q: FindQuery) -> Any:
+        """Where `doc_id` ranked in each channel for the query `q`, and which step removed it."""
+        return self._call("why", q=q, doc_id=doc_id)
 
     def list_items(
         self,

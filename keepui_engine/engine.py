@@ -16,6 +16,7 @@ from keepui_engine.store import documents, queries
 from keepui_engine.store.documents import Row
 from keepui_engine.types import (
     DeleteResult,
+    FindQuery,
     FindResult,
     Item,
     PutResult,
@@ -300,36 +301,17 @@ class Engine:
             )
         return out
 
-    def find(
-        self,
-        query: str,
-        tags: list[str] | None = None,
-        limit: int = 10,
-        since: str | None = None,
-        until: str | None = None,
-        mode: str | None = None,
-        min_score: float | None = None,
-    ) -> FindResult:
+    def find(self, q: FindQuery) -> FindResult:
         """Rank documents for a query (see `finding.find`)."""
         from keepui_engine.finding import find
 
-        return find(self, query, tags, limit, since, until, mode, min_score)
+        return find(self, q)
 
-    def why(
-        self,
-        query: str,
-        doc_id: str,
-        tags: list[str] | None = None,
-        limit: int = 10,
-        since: str | None = None,
-        until: str | None = None,
-        mode: str | None = None,
-        min_score: float | None = None,
-    ) -> WhyResult:
+    def why(self, q: FindQuery, doc_id: str) -> WhyResult:
         """Where a document ranked for a query, and what kept it out (see `why.why`)."""
         from keepui_engine.why import why
 
-        return why(self, query, doc_id, tags, limit, since, until, mode, min_score)
+        return why(self, q, doc_id)
 
     def list_items(
         self,

@@ -12,7 +12,7 @@ from keepui_engine import inputs
 from keepui_engine.errors import UsageError
 from keepui_engine.search import fuse
 from keepui_engine.store import documents, queries
-from keepui_engine.types import FindResult
+from keepui_engine.types import FindQuery, FindResult
 
 if TYPE_CHECKING:
     from keepui_engine.engine import Engine
@@ -20,21 +20,14 @@ if TYPE_CHECKING:
 MODES = ("dense", "bm25", "hybrid")
 
 
-def find(
-    engine: Engine,
-    query: str,
-    tags: list[str] | None = None,
-    limit: int = 10,
-    since: str | None = None,
-    until: str | None = None,
-    mode: str | None = None,
-    min_score: float | None = None,
-) -> FindResult:
+def find(engine: Engine, q: FindQuery) -> FindResult:
     """Rank documents for a query after tag and time filters.
 
     Dense ranks by cosine similarity, BM25 by its score, hybrid by reciprocal rank fusion of
     both (each channel over-fetched 3x the limit); the final score is that times decay.
     """
+    query, tags, limit, since, until = q.query, q.tags, q.limit, q.since, q.until
+    mode, min_score = q.mode, q.min_score
     mode = mode or engine.settings.search_mode
     if min_score is None:
         min_score = engine.settings.min_score

@@ -217,3 +217,26 @@ class PutSpec(_Serialisable):
     summary: str | None = None
     source: str = "inline"
     content_type: str = "text/plain"
+
+
+@dataclass(frozen=True)
+class FindQuery(_Serialisable):
+    """What a find asks for, passed whole from the facade to the engine.
+
+    Attributes:
+        query: The query text.
+        tags: Filters: `KEY` (present) or `KEY=VALUE`; all must hold.
+        limit: At most this many hits.
+        since: Only versions written at or after (ISO date, datetime or duration).
+        until: Only versions written before.
+        mode: `dense`, `bm25` or `hybrid`; None means keepui.toml's `[search] mode`.
+        min_score: Hide hits whose final score is below this; None means keepui.toml's.
+    """
+
+    query: str
+    tags: list[str] = field(default_factory=list)
+    limit: int = 10
+    since: str | None = None
+    until: str | None = None
+    mode: str | None = None
+    min_score: float | None = None

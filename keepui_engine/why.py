@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +11,7 @@ import numpy as np
 from keepui_engine import inputs
 from keepui_engine.errors import NotFound
 from keepui_engine.store import documents, queries
+from keepui_engine.types import FindQuery
 
 if TYPE_CHECKING:
     from keepui_engine.engine import Engine
@@ -67,17 +68,7 @@ def _channel_rank(
     return None
 
 
-def why(
-    engine: Engine,
-    query: str,
-    doc_id: str,
-    tags: list[str] | None = None,
-    limit: int = 10,
-    since: str | None = None,
-    until: str | None = None,
-    mode: str | None = None,
-    min_score: float | None = None,
-) -> WhyResult:
+def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
     """Explain where `doc_id` stands for a query under the given filters and limit."""
     con = engine.store.con
     doc_keys = {
@@ -88,7 +79,8 @@ def why(
     }
     if not doc_keys:
         raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
-    result = engine.find(query, tags, limit, since, until, mode, min_score)
+    query, tags, limit, since, until = q.query, q.tags, q.limit, q.since, q.until
+    result = engine.find(q)
     mode = result.mode
     rank = next((i for i, h in enumerate(result.hits, 1) if h.id == doc_id), None)
     channels: dict[str, dict[str, Any] | None] = {}
@@ -110,7 +102,7 @@ def why(
         passes["time"] = bool(doc_keys & set(queries.filter_keys(con, {}, t0, t1).tolist()))
     removed, text = _verdict(doc_id, rank, channels, passes, limit)
     if removed == "limit" and result.hidden.get("threshold"):
-        everything = engine.find(query, tags, limit, since, until, mode, float("-inf"))
+        everything = engine.find(replace(q, min_score=float("-inf")))
         below = next((h for h in everything.hits if h.id == doc_id), None)
         if below is not None:
             removed = "threshold"

@@ -8,7 +8,7 @@ import typer
 
 from keepui.cli.options import FilterOpt, IdsFlag, JsonFlag, NlFlag, StoreOpt
 from keepui.cli.output import emit_json, out, render_find
-from keepui_engine import UsageError, open_workbench
+from keepui_engine import FindQuery, UsageError, open_workbench
 
 
 def find(
@@ -60,16 +60,8 @@ def find(
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
     if why is not None:
         with open_workbench(store) as wb:
-            story = wb.why(
-                query,
-                why,
-                tags=tag,
-                limit=limit,
-                since=since,
-                until=until,
-                mode=mode,
-                min_score=min_score,
-            )
+            q = FindQuery(query, list(tag or []), limit, since, until, mode, min_score)
+            story = wb.why(why, q)
         if json_:
             emit_json(story.to_dict())
             return

@@ -103,10 +103,6 @@ def put(
     note(f"{result.action} {result.id} (version {result.version})")
 
 
-def _item_dict(item: Item) -> dict[str, object]:
-    return item.to_dict()
-
-
 def _print_item(item: Item) -> None:
     out("---")
     out(f"id: {item.id}")
@@ -159,7 +155,7 @@ def get(
             return
         item = wb.get(address, version)
     if json_:
-        emit_json(_item_dict(item))
+        emit_json(item.to_dict())
     else:
         _print_item(item)
 
