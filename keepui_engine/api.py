@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine import server
 from keepui_engine.config import Settings, load_settings
-from keepui_engine.errors import KeepuiError, StoreError, UsageError
+from keepui_engine.errors import KeepuiError, NotFound, StoreError, UsageError
 from keepui_engine.locking import StoreLock
 from keepui_engine.types import (
     DeleteResult,
     FindQuery,
     FindResult,
+    IngestReport,
     Item,
+    Part,
     PutResult,
     PutSpec,
+    SearchRecord,
     Stats,
+    VersionDiff,
     VersionInfo,
 )
 
@@ -29,6 +34,7 @@ _DECODE: dict[str, Any] = {
     "put_many": lambda r: [PutResult.from_dict(x) for x in r],
     "get": Item.from_dict,
     "history": lambda r: [VersionInfo.from_dict(x) for x in r],
+    "parts": lambda r: [Part.from_dict(x) for x in r],
     "find": FindResult.from_dict,
     "list_items": lambda r: [Item.from_dict(x) for x in r],
     "tag": PutResult.from_dict,
@@ -36,7 +42,15 @@ _DECODE: dict[str, Any] = {
     "stats": Stats.from_dict,
     "reindex": Stats.from_dict,
     "why": lambda r: _why_type().from_dict(r),
+    "diff": VersionDiff.from_dict,
+    "record_search": SearchRecord.from_dict,
+    "searches": lambda r: [SearchRecord.from_dict(x) for x in r],
 }
+
+
+_WRITES = {"put_many", "tag", "analyze"}
+for _op in ("work_once", "pending", "pending_retry", "pending_purge", "analyze"):
+    _DECODE[_op] = lambda r: r
 
 
 def _why_type() -> Any:
@@ -72,6 +86,10 @@ class Workbench:
         self._lock = StoreLock(settings.store)
         self._engine: Engine | None = None
         self._server: server.StoreServer | None = None
+        self._worker: Any = None
+        # One DuckDB connection: the owner's own threads (TUI workers) and socket requests
+        # take turns on it.
+        self._serial = threading.RLock()
         if own:
             if server.is_up(settings.store):
                 raise StoreError(
@@ -129,7 +147,11 @@ class Workbench:
 
     def _route(self, op: str, args: dict[str, Any]) -> Any:
         if self._engine is not None:
-            return getattr(self._engine, op)(**args)
+            with self._serial:
+                result = getattr(self._engine, op)(**args)
+            if self._worker is not None and op in _WRITES:
+                self._worker.wake()
+            return result
         store = self.settings.store
         while True:
             sock = server.connect(store)
@@ -154,12 +176,27 @@ class Workbench:
                     self._lock.release()
 
     # -- serving ------------------------------------------------------------------------------
-    def serve(self) -> None:
-        """Start answering other processes on the store socket (owners only)."""
+    def serve(self, *, worker: bool = True) -> None:
+        """Answer other processes on the store socket and drain the queue (owners only)."""
         if self._engine is None:
             raise UsageError("only a Workbench that owns the store can serve it.")
         self._server = server.StoreServer(self.settings.store, self._dispatch)
         self._server.start()
+        if worker:
+            self.start_worker()
+
+    def start_worker(self, on_result: Any = None) -> None:
+        """Start the thread that drains the pending queue (owners only; idempotent)."""
+        if self._engine is None:
+            raise UsageError("only a Workbench that owns the store runs a worker.")
+        if self._worker is None:
+            from keepui_engine.work.worker import WorkerThread
+
+            self._worker = WorkerThread(
+                lambda owner, live: self._call("work_once", owner=owner, live_owners=live),
+                on_result=on_result,
+            )
+            self._worker.start()
 
     def _dispatch(self, op: str, args: dict[str, Any]) -> Any:
         if op not in _DECODE:
@@ -168,25 +205,31 @@ class Workbench:
             args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
         if "q" in args:
             args["q"] = FindQuery.from_dict(args["q"])
-        return _encode(getattr(self._engine, op)(**args))
+        with self._serial:
+            return _encode(getattr(self._engine, op)(**args))
 
     def warm_up(self) -> None:
         """Load the model and the vector index now rather than on the first request."""
         self.embedder.embed(["warm up"])
-        if self._engine is not None:
-            _ = self._engine.store.index
+        with self._serial:
+            if self._engine is not None:
+                _ = self._engine.store.index
 
     def close(self) -> None:
-        """Stop serving, close the store and release it."""
+        """Stop the worker and the server, close the store and release it."""
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
         if self._server is not None:
             self._server.stop()
             self._server = None
-        if self._engine is not None:
-            try:
-                self._engine.flush()
-            finally:
-                self._engine.store.close()
-                self._engine = None
+        with self._serial:
+            if self._engine is not None:
+                try:
+                    self._engine.flush()
+                finally:
+                    self._engine.store.close()
+                    self._engine = None
         self._lock.release()
 
     def __enter__(self) -> Workbench:
@@ -220,6 +263,82 @@ class Workbench:
         result: Item = self._call("get", address=address, offset=offset)
         return result
 
+    def ingest(
+        self,
+        targets: list[str],
+        *,
+        id: str | None = None,  # noqa: A002 - the CLI's name for it
+        tags: list[str] | None = None,
+        exclude: list[str] | None = None,
+        progress: Any = None,
+        strict: bool = False,
+    ) -> IngestReport:
+        """Store files, directories and http(s) URLs (see `ingesting.ingest`).
+
+        Extraction runs in this process; documents are stored through put_many in batches.
+        The store's `.ignore` document (one glob per line) adds to `exclude`.
+        """
+        from keepui_engine.ingesting import ignore_globs, ingest
+
+        try:
+            ignore = ignore_globs(self.get(".ignore").text)
+        except NotFound:
+            ignore = []
+        return ingest(
+            self.put_many,
+            self.settings,
+            targets,
+            doc_id=id,
+            tags=tags,
+            exclude=exclude,
+            ignore=ignore,
+            progress=progress,
+            strict=strict,
+        )
+
+    # -- background work --------------------------------------------------------------------
+    def pending(self, doc_id: str | None = None) -> dict[str, Any]:
+        """The queue: counts by task and state, failures with errors, next due time."""
+        result: dict[str, Any] = self._call("pending", doc_id=doc_id)
+        return result
+
+    def work_once(self) -> dict[str, Any] | None:
+        """Run the next runnable task here (or in the store's owner); None when none is due."""
+        from keepui_engine.work.pending import owner_id
+
+        mine = owner_id()
+        result: dict[str, Any] | None = self._call("work_once", owner=mine, live_owners=[mine])
+        return result
+
+    def drain(self, progress: Any = None) -> list[dict[str, Any]]:
+        """Run tasks until nothing is runnable now; `progress(done, result)` after each."""
+        done: list[dict[str, Any]] = []
+        while (result := self.work_once()) is not None:
+            done.append(result)
+            if progress is not None:
+                progress(len(done), result)
+        return done
+
+    def pending_retry(self) -> int:
+        """Move dead letters back to the queue; return how many."""
+        result: int = self._call("pending_retry")
+        return result
+
+    def pending_purge(self) -> int:
+        """Delete dead letters; return how many."""
+        result: int = self._call("pending_purge")
+        return result
+
+    def analyze(self, doc_id: str, *, queue: bool = False, force: bool = False) -> dict[str, Any]:
+        """Split a document into parts now (or queue it); skipped when unchanged."""
+        result: dict[str, Any] = self._call("analyze", doc_id=doc_id, queue=queue, force=force)
+        return result
+
+    def parts(self, address: str, offset: int | None = None) -> list[Part]:
+        """The parts of a document version (current by default), in order; [] when unsplit."""
+        result: list[Part] = self._call("parts", address=address, offset=offset)
+        return result
+
     def history(self, address: str) -> list[VersionInfo]:
         """The version timeline of a document, newest first."""
         result: list[VersionInfo] = self._call("history", address=address)
@@ -235,9 +354,17 @@ class Workbench:
         until: str | None = None,
         mode: str | None = None,
         min_score: float | None = None,
+        fusion: str | None = None,
+        dedup: bool | None = None,
+        rerank: str | None = None,
     ) -> FindResult:
-        """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters."""
-        q = FindQuery(query, list(tags or []), limit, since, until, mode, min_score)
+        """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters.
+
+        None for mode, min_score, fusion, dedup or rerank means the store's keepui.toml.
+        """
+        q = FindQuery(
+            query, list(tags or []), limit, since, until, mode, min_score, fusion, dedup, rerank
+        )
         result: FindResult = self._call("find", q=q)
         return result
 
@@ -271,6 +398,27 @@ class Workbench:
     def delete(self, doc_id: str, *, purge: bool = False) -> DeleteResult:
         """Revert to the previous version (or delete); `purge` removes all history."""
         result: DeleteResult = self._call("delete", doc_id=doc_id, purge=purge)
+        return result
+
+    def diff(self, address: str, a: int | None = None, b: int | None = None) -> VersionDiff:
+        """Compare two versions of a document, line by line with changed words marked.
+
+        Args:
+            address: `ID`, or `ID@V{N}` (N is then the left version unless `a` is given).
+            a: Offset of the left version (0 current, 1 previous, -1 oldest); default 1.
+            b: Offset of the right version; default 0 (current).
+        """
+        result: VersionDiff = self._call("diff", address=address, a=a, b=b)
+        return result
+
+    def record_search(self, q: FindQuery, ids: list[str]) -> SearchRecord:
+        """Add a search and the ids it returned to the store's search history."""
+        result: SearchRecord = self._call("record_search", q=q, ids=list(ids))
+        return result
+
+    def searches(self, limit: int = 100) -> list[SearchRecord]:
+        """The search history, newest first."""
+        result: list[SearchRecord] = self._call("searches", limit=limit)
         return result
 
     def stats(self) -> Stats:

@@ -35,16 +35,59 @@ lock_timeout_s = 60
 half_life_days = 30
 # Up to this many vectors, search is exact (numpy); beyond it, usearch HNSW (f16).
 exact_max_vectors = 30000
-# dense (meaning), bm25 (words) or hybrid (both, fused by reciprocal rank fusion).
-mode = "dense"
-# How hybrid fuses: "rrf" (reciprocal rank fusion: sum of weight / (rrf_k + rank) over the
-# channels) or "score" (weighted mean of each channel's score over its best score for the query).
-fusion = "rrf"
+# dense (meaning), bm25 (words) or hybrid (both, fused).
+mode = "hybrid"
+# How hybrid fuses: "score" (weighted mean of each channel's score over its best score for the
+# query) or "rrf" (reciprocal rank fusion: sum of weight / (rrf_k + rank) over the channels).
+fusion = "score"
 rrf_k = 60
-# Hide hits whose final score is below this (find says how many it hid); unset = show all.
-# min_score = 0.3
 dense_weight = 1.0
 bm25_weight = 1.0
+# Hide hits whose final score is below this (find says how many it hid); unset = show all.
+# min_score = 0.3
+# Fold near-duplicates: of hits closer than this cosine, only the newest is shown.
+dedup = true
+dedup_threshold = 0.95
+# Order of the results: "relevance" (final score), "recency" (newest first) or "mix":
+# (1 - recency_weight) x relevance + recency_weight x freshness.
+rerank = "relevance"
+recency_weight = 0.3
+
+[ingest]
+# Files larger than this are refused (MB).
+max_file_mb = 100
+# PDFs: pages beyond this are not read.
+pdf_page_cap = 1000
+# Long documents split into parts: by structure (pages, slides, headings, paragraphs), then by
+# size: at most chunk_size whitespace tokens, windows overlapping by chunk_overlap, and
+# sections smaller than min_chunk_size merged with their neighbours.
+chunk_size = 512
+chunk_overlap = 64
+min_chunk_size = 50
+
+[fetch]
+# http(s) sources: seconds before giving up, the largest body (MB), redirects followed.
+timeout_s = 20
+max_mb = 50
+max_redirects = 5
+
+[summarization]
+# extractive (default: the most central sentences, picked with the embedding model; no LLM),
+# truncate, first_paragraph, passthrough, openai-compatible (any local server speaking the
+# OpenAI chat API, e.g. Ollama or llama.cpp) or mlx (Apple silicon, pip install 'keepui[llm]').
+provider = "extractive"
+sentences = 3
+# For openai-compatible:
+# base_url = "http://127.0.0.1:11434/v1"
+# model = "llama3.2"
+# api_key_env = "OPENAI_API_KEY"   # the NAME of the variable holding the key, never the key
+timeout_s = 60
+
+[queue]
+# Background work: attempts before a task is dead-lettered, and the backoff between attempts.
+max_attempts = 5
+backoff_min_s = 30
+backoff_max_s = 3600
 """
 
 
@@ -75,11 +118,32 @@ class Settings:
     lock_timeout_s: float = 60.0
     half_life_days: float = 30.0
     exact_max_vectors: int = 30000
-    search_mode: str = "dense"
+    search_mode: str = "hybrid"
     rrf_k: int = 60
-    fusion: str = "rrf"
+    fusion: str = "score"
+    dedup: bool = True
+    dedup_threshold: float = 0.95
+    rerank: str = "relevance"
+    recency_weight: float = 0.3
     min_score: float | None = None
     fusion_weights: tuple[float, float] = (1.0, 1.0)
+    max_file_mb: float = 100.0
+    pdf_page_cap: int = 1000
+    chunk_size: int = 512
+    chunk_overlap: int = 64
+    min_chunk_size: int = 50
+    fetch_timeout_s: float = 20.0
+    fetch_max_mb: float = 50.0
+    fetch_max_redirects: int = 5
+    summary_provider: str = "extractive"
+    summary_sentences: int = 3
+    summary_base_url: str | None = None
+    summary_model: str | None = None
+    summary_api_key_env: str | None = None
+    summary_timeout_s: float = 60.0
+    queue_max_attempts: int = 5
+    queue_backoff_min_s: float = 30.0
+    queue_backoff_max_s: float = 3600.0
 
     @property
     def config_path(self) -> Path:
@@ -101,6 +165,13 @@ def _get(table: dict[str, object], key: str, kind: type, default: object, where:
         raise ConfigError(
             f"{where}: `{key}` must be a {kind.__name__}, got {value!r}. Fix it in keepui.toml.",
         )
+    return value
+
+
+def _positive(table: dict[str, object], key: str, kind: type, default: object, where: str) -> float:
+    value = float(_get(table, key, kind, default, where))  # type: ignore[arg-type]
+    if value <= 0:
+        raise ConfigError(f"{where}: `{key}` must be greater than 0, got {value:g}.")
     return value
 
 
@@ -142,15 +213,46 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     st = data.get("store", {})
     se = data.get("search", {})
     where = str(path)
+    ing = data.get("ingest", {})
+    sm = data.get("summarization", {})
+    qu = data.get("queue", {})
+    providers = (
+        "extractive",
+        "truncate",
+        "first_paragraph",
+        "passthrough",
+        "openai-compatible",
+        "mlx",
+    )
+    if sm.get("provider", "extractive") not in providers:
+        raise ConfigError(
+            f"{where}: [summarization] provider = {sm.get('provider')!r}; choose one of "
+            f"{', '.join(providers)}."
+        )
+    for key in ("base_url", "model", "api_key_env"):
+        if sm.get(key) is not None and not isinstance(sm.get(key), str):
+            raise ConfigError(f"{where}: [summarization] {key} must be a string.")
+    fe = data.get("fetch", {})
     model_path = emb.get("model_path")
     if model_path is not None and not isinstance(model_path, str):
         raise ConfigError(f"{where}: `model_path` must be a string path.")
-    fusion = se.get("fusion", "rrf")
+    fusion = se.get("fusion", "score")
     if fusion not in ("rrf", "score"):
         raise ConfigError(f"{where}: [search] fusion = {fusion!r}; choose rrf or score.")
-    mode = se.get("mode", "dense")
+    mode = se.get("mode", "hybrid")
+    rerank = se.get("rerank", "relevance")
+    if rerank not in ("relevance", "recency", "mix"):
+        raise ConfigError(
+            f"{where}: [search] rerank = {rerank!r}; choose relevance, recency or mix."
+        )
     if mode not in ("dense", "bm25", "hybrid"):
         raise ConfigError(f"{where}: [search] mode = {mode!r}; choose dense, bm25 or hybrid.")
+    chunk_overlap = int(_get(ing, "chunk_overlap", int, 64, where))  # type: ignore[call-overload]
+    if not 0 <= chunk_overlap < int(ing.get("chunk_size", 512)):
+        raise ConfigError(
+            f"{where}: [ingest] chunk_overlap = {chunk_overlap}; it must be at least 0 and "
+            "smaller than chunk_size."
+        )
     return Settings(
         store=root,
         embedding_provider=str(_get(emb, "provider", str, "sentence-transformers", where)),
@@ -162,7 +264,11 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         lock_timeout_s=float(_get(st, "lock_timeout_s", float, 60.0, where)),  # type: ignore[arg-type]
         half_life_days=float(_get(se, "half_life_days", float, 30.0, where)),  # type: ignore[arg-type]
         exact_max_vectors=int(_get(se, "exact_max_vectors", int, 30000, where)),  # type: ignore[call-overload]
-        search_mode=str(_get(se, "mode", str, "dense", where)),
+        search_mode=str(_get(se, "mode", str, "hybrid", where)),
+        dedup=bool(_get(se, "dedup", bool, True, where)),
+        dedup_threshold=float(_get(se, "dedup_threshold", float, 0.95, where)),  # type: ignore[arg-type]
+        rerank=rerank,
+        recency_weight=float(_get(se, "recency_weight", float, 0.3, where)),  # type: ignore[arg-type]
         rrf_k=int(_get(se, "rrf_k", int, 60, where)),  # type: ignore[call-overload]
         fusion=fusion,
         min_score=(
@@ -172,4 +278,21 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
             float(_get(se, "dense_weight", float, 1.0, where)),  # type: ignore[arg-type]
             float(_get(se, "bm25_weight", float, 1.0, where)),  # type: ignore[arg-type]
         ),
+        max_file_mb=_positive(ing, "max_file_mb", float, 100.0, where),
+        pdf_page_cap=int(_positive(ing, "pdf_page_cap", int, 1000, where)),
+        chunk_size=int(_positive(ing, "chunk_size", int, 512, where)),
+        chunk_overlap=chunk_overlap,
+        min_chunk_size=int(_get(ing, "min_chunk_size", int, 50, where)),  # type: ignore[call-overload]
+        fetch_timeout_s=_positive(fe, "timeout_s", float, 20.0, where),
+        fetch_max_mb=_positive(fe, "max_mb", float, 50.0, where),
+        fetch_max_redirects=int(_get(fe, "max_redirects", int, 5, where)),  # type: ignore[call-overload]
+        summary_provider=str(sm.get("provider", "extractive")),
+        summary_sentences=int(_positive(sm, "sentences", int, 3, where)),
+        summary_base_url=sm.get("base_url"),
+        summary_model=sm.get("model"),
+        summary_api_key_env=sm.get("api_key_env"),
+        summary_timeout_s=_positive(sm, "timeout_s", float, 60.0, where),
+        queue_max_attempts=int(_positive(qu, "max_attempts", int, 5, where)),
+        queue_backoff_min_s=_positive(qu, "backoff_min_s", float, 30.0, where),
+        queue_backoff_max_s=_positive(qu, "backoff_max_s", float, 3600.0, where),
     )

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from keepui_engine import inputs
 from keepui_engine.embedding import EmbeddingCache
 from keepui_engine.errors import NotFound, UsageError
-from keepui_engine.inputs import content_hash, iso
+from keepui_engine.inputs import iso
 from keepui_engine.search import public_tags
 from keepui_engine.store import documents, queries
+from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
 from keepui_engine.types import (
     DeleteResult,
     FindQuery,
     FindResult,
     Item,
+    Part,
     PutResult,
     PutSpec,
     Stats,
@@ -28,8 +31,9 @@ from keepui_engine.types import (
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
     from keepui_engine.fulltext import FullText
-    from keepui_engine.providers.base import Embedder
+    from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.store import Store
+    from keepui_engine.types import SearchRecord, VersionDiff
     from keepui_engine.why import WhyResult
 
 SORTS = ("updated", "created", "accessed", "id")
@@ -54,6 +58,8 @@ class Engine:
         self.embedder = embedder
         self.vectors = EmbeddingCache(store, embedder)
         self._fulltext: FullText | None = None
+        self._summarizer: Summarizer | None = None
+        self._live: tuple[int, np.ndarray] | None = None
 
     @property
     def fulltext(self) -> FullText:
@@ -64,9 +70,15 @@ class Engine:
             self._fulltext = FullText(self.store.root, self.store.con)
         return self._fulltext
 
+    def live_keys(self) -> np.ndarray:
+        """Every live vector key, sorted; cached until the next committed write."""
+        if self._live is None or self._live[0] != self.store.writes:
+            self._live = (self.store.writes, documents.live_keys(self.store.con))
+        return self._live[1]
+
     def _maintain(self) -> None:
         """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind."""
-        live = documents.live_keys(self.store.con)
+        live = self.live_keys()
         if self.fulltext.needs_rebuild(live):
             keys, texts = documents.texts_for_keys(self.store.con)
             self.fulltext.rebuild(keys, texts)
@@ -81,92 +93,16 @@ class Engine:
         self.vectors.flush()
 
     # -- writing ------------------------------------------------------------------------------
-    def _summary(self, text: str) -> str:
-        limit = self.settings.summary_max_chars
-        if len(text) <= limit:
-            return text
-        cut = text[: limit - 1]
-        space = cut.rfind(" ")
-        return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
-
     def put_many(self, specs: list[PutSpec]) -> list[PutResult]:
         """Store texts as new documents or new versions; unchanged ones are no-ops."""
-        prepared = []
-        for spec in specs:
-            if not spec.text or not spec.text.strip():
-                raise UsageError(
-                    "nothing to store: the text is empty. Give some text, a file "
-                    "path, or - to read standard input."
-                )
-            doc_id = (
-                inputs.check_id(spec.id) if spec.id is not None else inputs.anonymous_id(spec.text)
-            )
-            changes = inputs.parse_tag_args(spec.tags, allow_bare=False)
-            prepared.append((spec, doc_id, changes, content_hash(spec.text)))
-        vectors = self.embed([p[0].text for p in prepared])
-        by_hash = {p[3]: vectors[i] for i, p in enumerate(prepared)}
-        results: list[PutResult] = []
-        now = _now()
-        with self.store.transaction():
-            old = documents.heads(self.store.con, [p[1] for p in prepared])
-            new: dict[str, Row] = {}
-            archive: list[Row] = []
-            for spec, doc_id, changes, h in prepared:
-                head = new.get(doc_id) or old.get(doc_id)
-                tags = inputs.merge_tags(head.tags if head else {}, changes)
-                summary = spec.summary if spec.summary else self._summary(spec.text)
-                if (
-                    head
-                    and head.content_hash == h
-                    and head.tags == tags
-                    and head.summary == summary
-                ):
-                    results.append(PutResult(doc_id, head.version, "unchanged"))
-                    continue
-                sys = {
-                    "_source": spec.source,
-                    "_content_type": spec.content_type,
-                    "_content_length": len(spec.text),
-                    "_content_hash": h[:12],
-                }
-                row = Row(
-                    doc_id,
-                    head.version + 1 if head else 1,
-                    spec.text if self.settings.keep_content else None,
-                    summary,
-                    tags,
-                    sys,
-                    h,
-                    head.created if head else now,
-                    now,
-                    now,
-                )
-                if head:
-                    archive.append(head)
-                new[doc_id] = row
-                results.append(PutResult(doc_id, row.version, "updated" if head else "created"))
-            keys = self._commit(archive, list(new.values()))
-        self._index_new(keys, [r.content_hash for r in new.values()], by_hash)
-        return results
+        from keepui_engine.writing import put_many
 
-    def _commit(self, archive: list[Row], heads: list[Row]) -> np.ndarray:
-        documents.archive(self.store.con, archive)
-        documents.write_heads(self.store.con, heads)
-        keys = documents.new_vector_keys(self.store.con, heads, self.embedder.name)
-        documents.set_heads(self.store.con, {r.id: r.version for r in heads if r.version > 1})
-        from keepui_engine.fulltext import add_tail
+        return put_many(self, specs, _now())
 
-        add_tail(
-            self.store.con,
-            keys.tolist(),
-            [r.text or r.summary for r in heads],
-            self.fulltext.tokenize,
-        )
-        return keys
-
-    def _index_new(
+    def index_new(
         self, keys: np.ndarray, hashes: list[str], by_hash: dict[str, np.ndarray]
     ) -> None:
+        """Add vectors of newly committed keys (`hashes[i]` is the content of `keys[i]`)."""
         if len(keys):
             self.store.index_add(keys, np.stack([by_hash[h] for h in hashes]))
             self._maintain()
@@ -184,12 +120,24 @@ class Engine:
             return PutResult(doc_id, head.version, "unchanged")
         now = _now()
         row = head.with_(version=head.version + 1, tags=merged, updated=now, accessed=now)
+        from keepui_engine.writing import commit
+
+        kept = [(p, p.text or "") for p in part_sql.of(self.store.con, doc_id, head.version)]
+        from keepui_engine.writing import LLM_PROVIDERS
+
         with self.store.transaction():
-            keys = self._commit([head], [row])
+            keys, hashes = commit(self, [head], [row], {doc_id: kept})
+            if (
+                self.settings.summary_provider in LLM_PROVIDERS
+                and len((head.text or "").strip()) > self.settings.summary_max_chars
+            ):
+                from keepui_engine.work import pending
+
+                pending.enqueue(self.store.con, "summarize", doc_id, row.version, {}, now)
         vec = documents.cached_vectors(
-            self.store.con, [head.content_hash], self.embedder.name, self.embedder.dim
+            self.store.con, hashes, self.embedder.name, self.embedder.dim
         )
-        self._index_new(keys, [head.content_hash], vec)
+        self.index_new(keys, hashes, vec)
         return PutResult(doc_id, row.version, "updated")
 
     def delete(self, doc_id: str, purge: bool = False) -> DeleteResult:
@@ -201,6 +149,7 @@ class Engine:
             if purge or not prev:
                 con.execute("DELETE FROM documents WHERE id = $1", [doc_id])
                 con.execute("DELETE FROM versions WHERE id = $1", [doc_id])
+                part_sql.drop(con, doc_id)
                 dropped = documents.drop_vector_keys(con, doc_id)
                 result = DeleteResult(doc_id, "purged" if purge else "deleted", 0, 1 + len(prev))
             else:
@@ -209,6 +158,7 @@ class Engine:
                     "DELETE FROM versions WHERE id = $1 AND version = $2", [doc_id, back.version]
                 )
                 documents.write_heads(con, [back])
+                part_sql.drop(con, doc_id, head.version)
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
                 documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
@@ -266,14 +216,44 @@ class Engine:
         )
 
     def get(self, address: str, offset: int | None = None) -> Item:
-        """A document (or one of its versions); touches its access time."""
+        """A document, one of its versions or one of its parts; touches its access time."""
+        part = inputs.split_part(address)
+        if part is not None and documents.heads(self.store.con, [address]).get(address) is None:
+            base, number = part
+            found = [p for p in self.parts(base, offset) if p.part == number]
+            if not found:
+                raise NotFound(f"{base!r} has no part {number}: `keepui get {base} --parts`.")
+            item = self.get(base, offset)
+            return replace(item, text=found[0].text, summary=found[0].summary, part=number)
         head, row = self._resolve(address, offset)
         now = _now()
         with self.store.transaction():
             self.store.con.execute(
                 "UPDATE documents SET accessed = $1 WHERE id = $2", [now, head.id]
             )
-        return self._item(head.with_(accessed=now), row)
+        from keepui_engine.work.service import for_doc
+
+        return replace(self._item(head.with_(accessed=now), row), pending=for_doc(self, head.id))
+
+    def parts(self, address: str, offset: int | None = None) -> list[Part]:
+        """The parts of a document version (the current one by default), in order."""
+        head, row = self._resolve(address, offset)
+        out = []
+        for p in part_sql.of(self.store.con, row.id, row.version):
+            at = row.id if row is head else f"{row.id}@V{{{head.version - row.version}}}"
+            out.append(
+                Part(
+                    row.id,
+                    p.part,
+                    f"{at}@P{{{p.part}}}",
+                    p.kind,
+                    p.title,
+                    p.position,
+                    p.text or "",
+                    p.summary,
+                )
+            )
+        return out
 
     def history(self, address: str) -> list[VersionInfo]:
         """Every version of a document, newest first, with what each changed."""
@@ -313,6 +293,24 @@ class Engine:
 
         return why(self, q, doc_id)
 
+    def diff(self, address: str, a: int | None = None, b: int | None = None) -> VersionDiff:
+        """Two versions compared line by line and word by word (see `diff.version_diff`)."""
+        from keepui_engine.diff import version_diff
+
+        return version_diff(self, address, a, b)
+
+    def record_search(self, q: FindQuery, ids: list[str]) -> SearchRecord:
+        """Append a search to the store's search history (see `searches.record`)."""
+        from keepui_engine import searches
+
+        return searches.record(self.store, q, ids)
+
+    def searches(self, limit: int = 100) -> list[SearchRecord]:
+        """The latest searches, newest first (see `searches.recent`)."""
+        from keepui_engine import searches
+
+        return searches.recent(self.store, limit)
+
     def list_items(
         self,
         prefix: str | None = None,
@@ -336,7 +334,8 @@ class Engine:
         recs = con.execute(
             "SELECT content_hash, any_value(COALESCE(text, summary)) FROM ("
             " SELECT content_hash, text, summary FROM documents UNION ALL"
-            " SELECT content_hash, text, summary FROM versions) GROUP BY content_hash"
+            " SELECT content_hash, text, summary FROM versions UNION ALL"
+            " SELECT content_hash, text, summary FROM parts) GROUP BY content_hash"
         ).fetchall()
         batch = max(self.settings.batch_size * 8, 256)
         for start in range(0, len(recs), batch):
@@ -351,6 +350,63 @@ class Engine:
             self.store.set_model(self.embedder.name, self.embedder.dim)
         self.store.reset_index()
         return self.stats()
+
+    # -- background work (see keepui_engine/work) ------------------------------------------------
+    @property
+    def summarizer(self) -> Summarizer:
+        """The [summarization] provider, created on first use."""
+        if self._summarizer is None:
+            from keepui_engine.providers.summary import SummaryConfig, create_summarizer
+
+            st = self.settings
+            config = SummaryConfig(
+                provider=st.summary_provider,
+                max_chars=st.summary_max_chars,
+                sentences=st.summary_sentences,
+                base_url=st.summary_base_url,
+                model=st.summary_model,
+                api_key_env=st.summary_api_key_env,
+                timeout_s=st.summary_timeout_s,
+            )
+            self._summarizer = create_summarizer(config, self.embedder.embed)
+        return self._summarizer
+
+    def work_once(self, owner: str, live_owners: list[str] | None = None) -> dict[str, Any] | None:
+        """Run the next runnable queued task (see `work.service.work_once`)."""
+        from keepui_engine.work import service
+
+        return service.work_once(self, owner, None if live_owners is None else set(live_owners))
+
+    def pending(self, doc_id: str | None = None) -> dict[str, Any]:
+        """The queue's counts, failures and next due time."""
+        from keepui_engine.work import service
+
+        return service.report(self, doc_id)
+
+    def pending_retry(self) -> int:
+        """Move dead letters back to the queue."""
+        from keepui_engine.work import service
+
+        return service.retry(self)
+
+    def pending_purge(self) -> int:
+        """Delete dead letters."""
+        from keepui_engine.work import service
+
+        return service.purge(self)
+
+    def analyze(self, doc_id: str, queue: bool = False, force: bool = False) -> dict[str, Any]:
+        """Split a document into parts now (or queue it); unchanged documents are skipped."""
+        from keepui_engine.work import service, tasks
+        from keepui_engine.work.pending import Task
+
+        head = self._head(doc_id)
+        if queue:
+            tid = service.enqueue(self, "analyze", doc_id, head.version, {"force": force})
+            return {"id": doc_id, "queued": tid}
+        task = Task(0, "analyze", doc_id, head.version, {"force": force}, "running", 1, None,
+                    None, _now(), None, _now())  # fmt: skip
+        return {"id": doc_id, "result": tasks.analyze(self, task), "parts": len(self.parts(doc_id))}
 
     def stats(self) -> Stats:
         """Counts of documents, versions and vectors, and the store's size."""

@@ -28,7 +28,8 @@ class EvalResult:
         store: The scratch store the corpus was ingested into.
         docs: Documents in the corpus.
         queries: Queries with judgements.
-        modes: mode -> {"ndcg@10", "recall@100", "mrr@10", "query_ms"}.
+        modes: mode -> {"ndcg@10", "recall@100", "mrr@10", "query_ms" (mean), "query_p50_ms",
+            "query_p95_ms"} (find latency, the query's embedding included).
         per_query: mode -> query id -> {"ndcg@10", "recall@100", "mrr@10"}.
         ingest_s: Seconds spent ingesting (0 when the store was reused).
         runs: mode -> query id -> ranked (doc id, score), best first, at most 100.
@@ -194,6 +195,9 @@ def evaluate(
         store: Store directory to use instead of the cached scratch store.
         progress: Called with (phase, done, total) as ingest and queries advance.
         batch: Documents per put batch.
+
+    Queries run through the store's own find (its keepui.toml: fusion, weights, decay) with
+    the near-duplicate fold off: BEIR judges every document on its own.
     """
     from keepui_engine.api import open_workbench
     from keepui_engine.config import load_settings
@@ -220,15 +224,15 @@ def evaluate(
             ingest_s = time.perf_counter() - t0
             marker.write_text(json.dumps(meta))
         runs: dict[str, dict[str, list[tuple[str, float]]]] = {}
-        timing: dict[str, float] = {}
+        timing: dict[str, list[float]] = {}
         for mode in modes:
-            runs[mode] = {}
-            t0 = time.perf_counter()
+            runs[mode], timing[mode] = {}, []
             for n, (qid, text) in enumerate(texts.items(), 1):
-                hits = wb.find(text, limit=DEPTH, mode=mode).hits
+                t0 = time.perf_counter()
+                hits = wb.find(text, limit=DEPTH, mode=mode, dedup=False).hits
+                timing[mode].append((time.perf_counter() - t0) * 1000)
                 runs[mode][qid] = [(h.id, h.score) for h in hits]
                 tell(mode, n, len(texts))
-            timing[mode] = (time.perf_counter() - t0) * 1000 / max(len(texts), 1)
     per_query = {mode: trec_scores(runs[mode], judged) for mode in modes}
     summary = {
         mode: {
@@ -236,11 +240,24 @@ def evaluate(
                 m: sum(q[m] for q in per_query[mode].values()) / max(len(texts), 1)
                 for m in ("ndcg@10", "recall@100", "mrr@10")
             },
-            "query_ms": timing[mode],
+            "query_ms": sum(timing[mode]) / max(len(timing[mode]), 1),
+            "query_p50_ms": _percentile(timing[mode], 50),
+            "query_p95_ms": _percentile(timing[mode], 95),
         }
         for mode in modes
     }
     return EvalResult(str(store), len(docs), len(texts), summary, per_query, ingest_s, runs)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (linear interpolation), 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
 def write_runs(result: EvalResult, path: Path) -> list[Path]:

@@ -8,59 +8,65 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine import inputs
+from keepui_engine import inputs, pipeline
 from keepui_engine.errors import UsageError
 from keepui_engine.search import fuse
-from keepui_engine.store import documents, queries
-from keepui_engine.types import FindQuery, FindResult
+from keepui_engine.store import queries
+from keepui_engine.types import FindQuery, FindResult, Hit
 
 if TYPE_CHECKING:
     from keepui_engine.engine import Engine
 
 MODES = ("dense", "bm25", "hybrid")
+FUSIONS = ("score", "rrf")
 
 
 def find(engine: Engine, q: FindQuery) -> FindResult:
-    """Rank documents for a query after tag and time filters.
+    """Rank documents for a query after tag and time filters, then run the recall-kit steps.
 
-    Dense ranks by cosine similarity, BM25 by its score, hybrid by reciprocal rank fusion of
-    both (each channel over-fetched 3x the limit); the final score is that times decay.
+    Dense ranks by cosine similarity, BM25 by its score, hybrid by fusing both (each channel
+    over-fetched 3x the limit); the final score is that times decay. Then the relevance
+    threshold, the near-duplicate fold and the rerank, each counted in `hidden`.
     """
-    query, tags, limit, since, until = q.query, q.tags, q.limit, q.since, q.until
-    mode, min_score = q.mode, q.min_score
-    mode = mode or engine.settings.search_mode
-    if min_score is None:
-        min_score = engine.settings.min_score
+    st = engine.settings
+    query, limit, mode = q.query, q.limit, q.mode or st.search_mode
+    fusion = q.fusion or st.fusion
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}.")
+    if fusion not in FUSIONS:
+        raise UsageError(f"--fusion {fusion!r}: choose one of {', '.join(FUSIONS)}.")
+    if q.rerank is not None and q.rerank not in pipeline.RERANKS:
+        raise UsageError(f"--rerank {q.rerank!r}: choose one of {', '.join(pipeline.RERANKS)}.")
     if not query or not query.strip():
         raise UsageError("the query is empty: give some words to search for.")
     if limit < 1:
         raise UsageError(f"--limit {limit}: give a number of hits of 1 or more.")
-    filters = inputs.parse_tag_args(tags, allow_bare=True)
+    filters = inputs.parse_tag_args(q.tags, allow_bare=True)
     now_aware = datetime.now(UTC)
-    t0 = inputs.parse_time(since, now=now_aware, option="--since") if since else None
-    t1 = inputs.parse_time(until, now=now_aware, option="--until") if until else None
+    t0 = inputs.parse_time(q.since, now=now_aware, option="--since") if q.since else None
+    t1 = inputs.parse_time(q.until, now=now_aware, option="--until") if q.until else None
     con = engine.store.con
     allowed = queries.filter_keys(con, filters, t0, t1) if filters or t0 or t1 else None
     now = now_aware.replace(tzinfo=None)
-    half_life = engine.settings.half_life_days
     notes = []
+    rebuilding = con.execute(
+        "SELECT count(*) FROM pending WHERE task = 'reindex' AND state IN ('queued', 'running')"
+    ).fetchone()
+    if rebuilding and rebuilding[0]:
+        notes.append("the index is being rebuilt (keepui reindex): results may be incomplete")
     if allowed is not None and len(allowed) == 0:
         notes.append("no stored version matches the tag/time filters")
     fetch = max(limit * 3, 30)
     method, considered = "exact", 0
-    dense = bm25 = None
-    qvec = None
+    dense = qvec = None
     if mode != "bm25":
         qvec = engine.vectors.embed_query(query)
         if mode == "dense":
-            return _threshold(
-                _dense_only(engine, query, qvec, limit, allowed, now, notes), min_score, limit
-            )
+            found, rows = _dense_only(engine, query, qvec, limit, allowed, now, notes)
+            return _finish(engine, q, found.hits, found, now, rows)
         keys, sims, method, considered = engine.store.index.search(qvec, fetch, allowed)
         dense = (keys, sims)
-    live = documents.live_keys(con)
+    live = engine.live_keys()
     bm25 = engine.fulltext.search(query, fetch, live, allowed)
     if mode == "bm25":
         considered = len(live) if allowed is None else len(allowed)
@@ -77,15 +83,15 @@ def find(engine: Engine, q: FindQuery) -> FindResult:
         bm25,
         rows,
         now,
-        half_life,
-        weights=engine.settings.fusion_weights,
-        rrf_k=engine.settings.rrf_k,
-        fusion=engine.settings.fusion,
+        st.half_life_days,
+        weights=st.fusion_weights,
+        rrf_k=st.rrf_k,
+        fusion=fusion,
         similarity=similarity,
+        bm25_upper=engine.fulltext.upper_bound(query) if fusion == "score" else 0.0,
     )
-    return _threshold(
-        FindResult(query, hits, limit, considered, method, notes, mode), min_score, limit
-    )
+    head = FindResult(query, [], limit, considered, method, notes, mode)
+    return _finish(engine, q, hits, head, now, rows)
 
 
 def _dense_only(
@@ -96,7 +102,7 @@ def _dense_only(
     allowed: np.ndarray | None,
     now: datetime,
     notes: list[str],
-) -> FindResult:
+) -> tuple[FindResult, dict[int, queries.KeyRow]]:
     """Dense mode: over-fetch until decay cannot change the top `limit`."""
     k = max(limit * 3, 30)
     while True:
@@ -107,20 +113,48 @@ def _dense_only(
         if len(keys) < k or (len(hits) >= limit and hits[limit - 1].score >= floor):
             break
         k *= 4
-    return FindResult(query, hits, limit, considered, method, notes, "dense")
+    return FindResult(query, hits, limit, considered, method, notes, "dense"), rows
 
 
-def _threshold(result: FindResult, min_score: float | None, limit: int) -> FindResult:
-    """Drop hits whose final score is below `min_score` (counting them), then cut to `limit`."""
-    hits = result.hits
-    hidden = dict(result.hidden)
-    notes = list(result.notes)
-    if min_score is not None:
-        kept = [h for h in hits if h.score >= min_score]
-        hidden["threshold"] = len(hits) - len(kept)
-        if hidden["threshold"]:
+def _finish(
+    engine: Engine,
+    q: FindQuery,
+    hits: list[Hit],
+    head: FindResult,
+    now: datetime,
+    rows: dict[int, queries.KeyRow],
+) -> FindResult:
+    """Threshold, near-duplicate fold, rerank and limit, counting what each step hid."""
+    st = engine.settings
+    min_score = st.min_score if q.min_score is None else q.min_score
+    notes, hidden = list(head.notes), dict(head.hidden)
+    hits, hidden["threshold"] = pipeline.threshold(hits, min_score)
+    if hidden["threshold"]:
+        notes.append(
+            f"{hidden['threshold']} hit(s) scored below --min-score {min_score} and are hidden"
+        )
+    if st.dedup if q.dedup is None else q.dedup:
+        pool = hits[: max(q.limit * 3, 30)]
+        hits, hidden["dedup"] = pipeline.dedup(
+            pool, _vectors(engine, pool, rows), st.dedup_threshold
+        )
+        if hidden["dedup"]:
             notes.append(
-                f"{hidden['threshold']} hit(s) scored below --min-score {min_score} and are hidden"
+                f"{hidden['dedup']} near-duplicate hit(s) folded into newer ones "
+                "(--no-dedup shows them)"
             )
-        hits = kept
-    return replace(result, hits=hits[:limit], hidden=hidden, notes=notes)
+    hits = pipeline.rerank(
+        hits,
+        q.rerank or st.rerank,
+        now=now,
+        half_life_days=st.half_life_days,
+        recency_weight=st.recency_weight,
+    )
+    return replace(head, hits=hits[: q.limit], hidden=hidden, notes=notes)
+
+
+def _vectors(engine: Engine, hits: list[Hit], rows: dict[int, queries.KeyRow]) -> np.ndarray:
+    """The stored vector of the text each hit matched (its version, or its part)."""
+    key_of = {(r.doc_id, r.head_version - r.version, r.part): k for k, r in rows.items()}
+    keys = [key_of.get((h.id, h.version, h.part), -1) for h in hits]
+    return engine.store.index.vectors_for(np.asarray(keys, np.int64))

@@ -143,6 +143,7 @@ class FullText:
         self.tokenize = Tokenizer()
         self._base: Any = None
         self._base_keys = np.empty(0, np.int64)
+        self._live_mask: tuple[np.ndarray, np.ndarray] | None = None
         self._stats: dict[str, Any] = {}
         self._df: dict[str, int] = {}
 
@@ -162,9 +163,11 @@ class FullText:
             self._base, self._df = None, {}
             if gen and (path / "stats.json").exists():
                 self._base_keys = np.load(path / "keys.npy")
+                self._live_mask = None
                 self._stats = json.loads((path / "stats.json").read_text())
             else:
                 self._base_keys = np.empty(0, np.int64)
+                self._live_mask = None
                 self._stats = {"generation": gen, "n": 0, "avgdl": 0.0}
         if model and self._base is None and len(self._base_keys):
             import bm25s
@@ -242,9 +245,11 @@ class FullText:
         avgdl = (self._stats["avgdl"] * self._stats["n"] + tail_len) / max(n, 1)
         keys, scores = [], []
         if self._base is not None and any(t in self._df for t in terms):
-            mask = _member(self._base_keys, live)
+            if self._live_mask is None or self._live_mask[0] is not live:
+                self._live_mask = (live, _member(self._base_keys, live))
+            mask = self._live_mask[1]
             if allowed is not None:
-                mask &= _member(self._base_keys, allowed)
+                mask = mask & _member(self._base_keys, allowed)
             if mask.any():
                 ids, got = self._base.retrieve(
                     [terms],
@@ -262,8 +267,33 @@ class FullText:
         if not keys:
             return np.empty(0, np.int64), np.empty(0, np.float32)
         all_keys, all_scores = np.concatenate(keys), np.concatenate(scores).astype(np.float32)
-        order = np.argsort(-all_scores, kind="stable")[:k]
+        order = np.lexsort((-all_keys, -all_scores))[:k]  # ties: the newest key first
         return all_keys[order], all_scores[order]
+
+    def upper_bound(self, query: str) -> float:
+        """The most BM25 score any text could get for this query: the sum of its terms' idf.
+
+        Each term adds idf x tf / (tf + K1 x ...) < idf, so no document reaches it; dividing by
+        it says how much of the query's word evidence a document carries, which keeps a match
+        on one common query word from looking like a full match in a small store.
+        """
+        self._load()
+        terms = sorted(set(self.tokenize([query])[0]) - {""})
+        if not terms:
+            return 0.0
+        tail_df = dict(
+            self.con.execute(
+                "SELECT term, count(DISTINCT key) FROM bm25_tail WHERE term = ANY($1) "
+                "GROUP BY term",
+                [terms],
+            ).fetchall()
+        )
+        tail_n, _ = self._tail_size()
+        n = self._stats["n"] + tail_n
+        df = np.asarray([self._df.get(t, 0) + tail_df.get(t, 0) for t in terms], np.float64)
+        # a query word no text contains still counts (as the rarest word): a document matching
+        # only the common words of a query has matched little of it
+        return float(np.log(1.0 + (n - df + 0.5) / (df + 0.5)).sum())
 
     def _tail_size(self) -> tuple[int, int]:
         row = self.con.execute(

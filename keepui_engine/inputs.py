@@ -41,6 +41,15 @@ def check_id(doc_id: str) -> str:
     return doc_id
 
 
+PART_SUFFIX = re.compile(r"^(?P<id>.+)@P\{(?P<n>[0-9]+)\}$")
+
+
+def split_part(address: str) -> tuple[str, int] | None:
+    """Split `ADDRESS@P{N}` into (ADDRESS, N), or None when there is no part suffix."""
+    m = PART_SUFFIX.match(address)
+    return (m.group("id"), int(m.group("n"))) if m else None
+
+
 def split_version(address: str) -> tuple[str, int] | None:
     """Split `ID@V{N}` into (ID, N), or None when the address has no version suffix."""
     m = VERSION_SUFFIX.match(address)

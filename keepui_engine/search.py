@@ -22,6 +22,12 @@ def decay_factor(updated: datetime, now: datetime, half_life_days: float) -> flo
     return float(0.5 ** (age_days / half_life_days))
 
 
+def address(doc_id: str, offset: int, part: int = 0) -> str:
+    """`ID`, `ID@V{N}` for an archived version, and `@P{N}` after either for a part."""
+    at = doc_id if offset == 0 else f"{doc_id}@V{{{offset}}}"
+    return f"{at}@P{{{part}}}" if part else at
+
+
 def public_tags(
     tags: dict[str, list[str]],
     sys: dict[str, Any],
@@ -65,12 +71,13 @@ def fuse(
     rrf_k: int = 60,
     fusion: str = "rrf",
     similarity: dict[int, float] | None = None,
+    bm25_upper: float = 0.0,
 ) -> list[Hit]:
     """One hit per document from one or both channels, best final score first.
 
-    Dense alone ranks by cosine similarity, BM25 alone by its score, both by reciprocal rank
-    fusion: sum of weight / (rrf_k + rank) over the channels that found the document. Ranks
-    count documents (a document's best version), and the final score is that times decay.
+    Dense alone ranks by cosine similarity, BM25 alone by its score, both by `fusion` (score
+    or reciprocal rank fusion). Ranks count documents (a document's best version), and the
+    final score is that times decay.
 
     Args:
         dense: (keys, cosine similarities) best first, or None.
@@ -86,13 +93,14 @@ def fuse(
     """
     by_dense, by_bm25 = _lift(dense, rows), _lift(bm25, rows)
     hybrid = dense is not None and bm25 is not None
-    tops = [max((r[1] for r in lifted.values()), default=0.0) for lifted in (by_dense, by_bm25)]
+    sims = similarity or {}
     hits = []
     for doc_id in by_dense.keys() | by_bm25.keys():
         d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
         if hybrid and fusion == "score":
-            parts = zip(weights, (d, b), tops, strict=True)
-            fused = sum(w * r[1] / top for w, r, top in parts if r and top > 0) / sum(weights)
+            cos = d[1] if d else sims.get(b[2], 0.0)  # type: ignore[index]
+            words = b[1] / bm25_upper if b and bm25_upper > 0 else 0.0
+            fused = (weights[0] * max(cos, 0.0) + weights[1] * words) / sum(weights)
             base = fused
         elif hybrid:
             fused = sum(w / (rrf_k + r[0]) for w, r in zip(weights, (d, b), strict=True) if r)
@@ -125,8 +133,9 @@ def fuse(
                 tags=public_tags(row.tags, row.sys, row.created, row.updated),
                 created=iso(row.created),
                 updated=iso(row.updated),
-                matched=doc_id if offset == 0 else f"{doc_id}@V{{{offset}}}",
+                matched=address(doc_id, offset, row.part),
                 scores=scores,
+                part=row.part,
             )
         )
     return sorted(hits, key=lambda h: (-h.score, h.version, h.id))

@@ -40,6 +40,8 @@ class Item(_Serialisable):
         created: When the document was first stored (ISO-8601 UTC).
         updated: When this version was written (ISO-8601 UTC).
         accessed: When the document was last read (ISO-8601 UTC).
+        part: The part shown (`ID@P{N}`), 0 for the whole document.
+        pending: Unfinished background work for the document (task, state, attempts, error).
     """
 
     id: str
@@ -52,6 +54,8 @@ class Item(_Serialisable):
     created: str
     updated: str
     accessed: str
+    part: int = 0
+    pending: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,31 @@ class VersionInfo(_Serialisable):
 
 
 @dataclass(frozen=True)
+class Part(_Serialisable):
+    """One part of a long document (`ID@P{N}`), split by structure then by size.
+
+    Attributes:
+        id: The document id.
+        part: 1-based part number.
+        address: `ID@P{N}`.
+        kind: What bounds it: page, slide, heading, paragraph, body (a size chunk of one).
+        title: Its heading or slide title, when there is one.
+        position: Where it sits, e.g. `page 3`, `slide 2`, `chars 0-2048`.
+        text: Its text.
+        summary: Its summary.
+    """
+
+    id: str
+    part: int
+    address: str
+    kind: str
+    title: str | None
+    position: str
+    text: str
+    summary: str
+
+
+@dataclass(frozen=True)
 class Hit(_Serialisable):
     """One ranked search result, lifted to its document.
 
@@ -95,7 +124,9 @@ class Hit(_Serialisable):
         updated: When the matched version was written.
         matched: The address that matched (`ID` or `ID@V{N}`).
         scores: Provenance: dense, dense_rank, bm25, bm25_rank, fused, decay, final (None
-            where a channel did not return the document).
+            where a channel did not return the document), plus `rerank` under a mixed rerank.
+        duplicates: Ids of near-duplicate hits folded into this one (it is the newest).
+        part: The part that matched (0 = the whole text); `matched` then ends in `@P{N}`.
     """
 
     id: str
@@ -109,6 +140,8 @@ class Hit(_Serialisable):
     updated: str
     matched: str
     scores: dict[str, float | int | None] = field(default_factory=dict)
+    duplicates: list[str] = field(default_factory=list)
+    part: int = 0
 
 
 @dataclass(frozen=True)
@@ -123,7 +156,7 @@ class FindResult(_Serialisable):
         method: `exact` or `hnsw` (the dense channel's search).
         notes: Remarks for the user (e.g. a filter that matched nothing).
         mode: `dense`, `bm25` or `hybrid`.
-        hidden: step -> how many fetched hits it hid (`threshold`).
+        hidden: step -> how many fetched hits it hid (`threshold`, `dedup`).
     """
 
     query: str
@@ -132,7 +165,7 @@ class FindResult(_Serialisable):
     searched: int = 0
     method: str = "exact"
     notes: list[str] = field(default_factory=list)
-    mode: str = "dense"
+    mode: str = "hybrid"
     hidden: dict[str, int] = field(default_factory=dict)
 
     @classmethod
@@ -207,8 +240,11 @@ class PutSpec(_Serialisable):
         id: Document id; None gives the content-addressed `%` + 12 hex id.
         tags: Raw `KEY=VALUE` strings (`KEY=` removes the key).
         summary: A summary to keep instead of the truncated text.
-        source: Where it came from (`inline`, `stdin`, `file`).
-        content_type: MIME type of the text.
+        source: Where it came from (`inline`, `stdin`, `file`, `url`).
+        content_type: MIME type of the original.
+        meta: More system tags to record (`_source_uri`, `_file_size`, `_file_mtime`, ...).
+        blocks: The document's structure from its extractor (dicts of text, kind, index,
+            title: pages, slides, headings); None derives paragraphs and headings from the text.
     """
 
     text: str
@@ -217,6 +253,63 @@ class PutSpec(_Serialisable):
     summary: str | None = None
     source: str = "inline"
     content_type: str = "text/plain"
+    meta: dict[str, Any] = field(default_factory=dict)
+    blocks: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class IngestEntry(_Serialisable):
+    """What happened to one source of a put.
+
+    Attributes:
+        source: The path or URL.
+        id: The document id it was stored under (None when it was not stored).
+        status: created, updated, unchanged, skipped or failed.
+        version: The version stored (None when not stored).
+        reason: Why it was skipped or failed.
+        notes: Remarks (OCR, pages capped, metadata-only).
+    """
+
+    source: str
+    id: str | None
+    status: str
+    version: int | None = None
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """The outcome of putting files, directories and URLs: one entry per source."""
+
+    entries: list[IngestEntry]
+
+    def group(self, *statuses: str) -> list[IngestEntry]:
+        """Entries with one of these statuses."""
+        return [e for e in self.entries if e.status in statuses]
+
+    @property
+    def failed(self) -> list[IngestEntry]:
+        """Sources that could not be stored."""
+        return self.group("failed")
+
+    def to_dict(self) -> dict[str, Any]:
+        """indexed / unchanged / skipped / failed lists and their counts."""
+        groups = {
+            "indexed": self.group("created", "updated"),
+            "unchanged": self.group("unchanged"),
+            "skipped": self.group("skipped"),
+            "failed": self.group("failed"),
+        }
+        out: dict[str, Any] = {k: [e.to_dict() for e in v] for k, v in groups.items()}
+        out["counts"] = {k: len(v) for k, v in groups.items()}
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IngestReport:
+        """Rebuild from `to_dict` output (entry order: by group)."""
+        keys = ("indexed", "unchanged", "skipped", "failed")
+        return cls([IngestEntry.from_dict(e) for k in keys for e in data.get(k, [])])
 
 
 @dataclass(frozen=True)
@@ -231,6 +324,9 @@ class FindQuery(_Serialisable):
         until: Only versions written before.
         mode: `dense`, `bm25` or `hybrid`; None means keepui.toml's `[search] mode`.
         min_score: Hide hits whose final score is below this; None means keepui.toml's.
+        fusion: Hybrid fusion, `score` or `rrf`; None means keepui.toml's.
+        dedup: Fold near-duplicate hits; None means keepui.toml's.
+        rerank: `relevance`, `recency` or `mix`; None means keepui.toml's.
     """
 
     query: str
@@ -240,3 +336,110 @@ class FindQuery(_Serialisable):
     until: str | None = None
     mode: str | None = None
     min_score: float | None = None
+    fusion: str | None = None
+    dedup: bool | None = None
+    rerank: str | None = None
+
+
+@dataclass(frozen=True)
+class DiffRow(_Serialisable):
+    """One row of a side-by-side diff of two texts.
+
+    Attributes:
+        kind: `equal`, `change` (a line edited in place), `delete` (left only) or `insert`
+            (right only).
+        left_no: 1-based line number in the left text (None when the row has no left line).
+        left: The left line ("" when there is none).
+        right_no: 1-based line number in the right text (None when the row has no right line).
+        right: The right line ("" when there is none).
+        left_spans: `[start, end)` character ranges of the left line that changed (change rows).
+        right_spans: `[start, end)` character ranges of the right line that changed.
+    """
+
+    kind: str
+    left_no: int | None
+    left: str
+    right_no: int | None
+    right: str
+    left_spans: list[list[int]] = field(default_factory=list)
+    right_spans: list[list[int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class VersionDiff(_Serialisable):
+    """Two versions of a document compared line by line (left = older side as asked).
+
+    Attributes:
+        id: The document id.
+        left_version: Ordinal of the left version (1 = oldest).
+        left_offset: Its offset from the current head (0 = current).
+        left_updated: When the left version was written.
+        right_version: Ordinal of the right version.
+        right_offset: Its offset from the current head.
+        right_updated: When the right version was written.
+        rows: The text diff, one row per aligned line pair.
+        tags: The user tags diff, one `key=value` line per row (sorted).
+        added: Lines only on the right.
+        removed: Lines only on the left.
+        changed: Lines edited in place.
+    """
+
+    id: str
+    left_version: int
+    left_offset: int
+    left_updated: str
+    right_version: int
+    right_offset: int
+    right_updated: str
+    rows: list[DiffRow]
+    tags: list[DiffRow]
+    added: int = 0
+    removed: int = 0
+    changed: int = 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> VersionDiff:
+        """Rebuild, including the nested rows."""
+        rows = [DiffRow.from_dict(r) for r in data.get("rows", [])]
+        tags = [DiffRow.from_dict(r) for r in data.get("tags", [])]
+        rest = {k: v for k, v in data.items() if k not in ("rows", "tags")}
+        return super().from_dict({**rest, "rows": rows, "tags": tags})  # type: ignore[misc,no-any-return]
+
+
+@dataclass(frozen=True)
+class SearchRecord(_Serialisable):
+    """One search remembered in the store's search history.
+
+    Attributes:
+        id: Its number in the history (increasing).
+        at: When it ran (ISO-8601 UTC).
+        q: Everything the search asked for.
+        ids: The ids it returned, best first.
+    """
+
+    id: int
+    at: str
+    q: FindQuery
+    ids: list[str]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SearchRecord:
+        """Rebuild, including the nested query."""
+        return cls(int(data["id"]), data["at"], FindQuery.from_dict(data["q"]), list(data["ids"]))
+
+
+@dataclass(frozen=True)
+class ResultComparison(_Serialisable):
+    """How a second result list differs from a first one.
+
+    Attributes:
+        entered: Ids only in the second list, in its order.
+        left: Ids only in the first list, in its order.
+        moved: `[id, rank in first, rank in second]` for ids whose 1-based rank changed.
+        kept: Ids at the same rank in both.
+    """
+
+    entered: list[str]
+    left: list[str]
+    moved: list[tuple[str, int, int]]
+    kept: list[str]

@@ -10,7 +10,8 @@ import numpy as np
 
 from keepui_engine import inputs
 from keepui_engine.errors import NotFound
-from keepui_engine.store import documents, queries
+from keepui_engine.search import address
+from keepui_engine.store import queries
 from keepui_engine.types import FindQuery
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ class WhyResult:
         channels: channel -> {"rank", "score", "matched"} before any filter (None when the
             channel did not find it within its first 1,000 versions).
         passes: filter -> whether some version of the document passes it (tag, time).
-        removed_by: `tag`, `time`, `limit` or `not_retrieved`; None when it is shown.
+        removed_by: `tag`, `time`, `threshold`, `dedup`, `limit` or `not_retrieved`; None
+            when it is shown.
         explanation: One sentence saying so.
     """
 
@@ -89,7 +91,7 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
         keys, sims, _, _ = engine.store.index.search(qvec, DEPTH, None)
         channels["dense"] = _ranked(engine, keys, sims, doc_keys)
     if mode != "dense":
-        keys, scores = engine.fulltext.search(query, DEPTH, documents.live_keys(con), None)
+        keys, scores = engine.fulltext.search(query, DEPTH, engine.live_keys(), None)
         channels["bm25"] = _ranked(engine, keys, scores, doc_keys)
     now = datetime.now(UTC)
     filters = inputs.parse_tag_args(tags, allow_bare=True)
@@ -101,6 +103,13 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
         t1 = inputs.parse_time(until, now=now, option="--until") if until else None
         passes["time"] = bool(doc_keys & set(queries.filter_keys(con, {}, t0, t1).tolist()))
     removed, text = _verdict(doc_id, rank, channels, passes, limit)
+    keeper = next((h for h in result.hits if doc_id in h.duplicates), None)
+    if removed == "limit" and keeper is not None:
+        removed = "dedup"
+        text = (
+            f"{doc_id} is a near-duplicate of {keeper.id} (rank {result.hits.index(keeper) + 1}), "
+            "which is newer, so the near-duplicate filter folded it; --no-dedup shows it."
+        )
     if removed == "limit" and result.hidden.get("threshold"):
         everything = engine.find(replace(q, min_score=float("-inf")))
         below = next((h for h in everything.hits if h.id == doc_id), None)
@@ -118,7 +127,7 @@ def _ranked(
     if got is not None:
         row = rows[got["matched"]]
         offset = row.head_version - row.version
-        got["matched"] = row.doc_id if offset == 0 else f"{row.doc_id}@V{{{offset}}}"
+        got["matched"] = address(row.doc_id, offset, row.part)
     return got
 
 

@@ -10,9 +10,14 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI and map failures to exit codes (never a traceback for known errors)."""
     args = sys.argv[1:] if argv is None else argv
     try:
-        from keepui.cli import fastfind
+        if not args:  # bare `keepui`: the workbench, without the Typer detour
+            from keepui.cli.tui import run_tui
 
-        code = fastfind.run(args)
+            code: int | None = run_tui(None)
+        else:
+            from keepui.cli import fastfind
+
+            code = fastfind.run(args)
         if code is None:
             code = _run_typer(args)
     except BrokenPipeError:
@@ -28,7 +33,7 @@ def _run_typer(args: list[str]) -> int:
     from keepui_engine import KeepuiError
 
     try:
-        app(args=args or ["--help"], standalone_mode=False, prog_name="keepui")
+        rv = app(args=args, standalone_mode=False, prog_name="keepui")
     except tx.Exit as exc:
         return int(exc.exit_code)
     except tx.Abort:
@@ -42,7 +47,7 @@ def _run_typer(args: list[str]) -> int:
         return 1
     except KeepuiError as exc:
         return report_error(exc)
-    return 0
+    return rv if isinstance(rv, int) else 0  # a typer.Exit(code) comes back as its code
 
 
 def __getattr__(name: str) -> Any:

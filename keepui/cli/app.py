@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 
-from keepui.cli import evaluate, find, items, serve
+from keepui.cli import diff, evaluate, find, items, pending, serve, tui
 
 app = typer.Typer(
     name="keepui",
     help="A versioned, searchable memory store and research workbench.",
-    no_args_is_help=True,
+    no_args_is_help=False,  # bare `keepui` opens the workbench
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -40,7 +40,9 @@ def _root(
     if store:
         os.environ["KEEPUI_STORE"] = store
     if ctx.invoked_subcommand is None:
-        sys.stdout.write(ctx.get_help() + "\n")
+        code = tui.run_tui(store)
+        if code:
+            raise typer.Exit(code)
 
 
 app.command("put")(items.put)
@@ -53,3 +55,8 @@ app.command("stats")(items.stats)
 app.command("reindex")(items.reindex)
 app.command("eval")(evaluate.eval_)
 app.command("serve")(serve.serve)
+app.command("pending")(pending.pending)
+app.command("analyze")(pending.analyze)
+# Negative offsets (`keepui diff ID -1 0`) are versions, not options.
+app.command("diff", context_settings={"ignore_unknown_options": True})(diff.diff)
+app.command("tui")(tui.tui)

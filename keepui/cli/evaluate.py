@@ -79,9 +79,9 @@ def eval_(
         f"{result.docs} documents, {result.queries} queries; store {result.store}"
         + (f" (ingested in {result.ingest_s:.1f} s)" if result.ingest_s else " (reused)")
     )
-    out(f"{'mode':8s} {'nDCG@10':>8s} {'R@100':>8s} {'MRR@10':>8s} {'ms/query':>9s}")
+    out(f"{'mode':8s} {'nDCG@10':>8s} {'R@100':>8s} {'MRR@10':>8s} {'p50 ms':>7s} {'p95 ms':>7s}")
     for name, m in result.modes.items():
         out(
             f"{name:8s} {m['ndcg@10']:8.4f} {m['recall@100']:8.4f} {m['mrr@10']:8.4f} "
-            f"{m['query_ms']:9.1f}"
+            f"{m['query_p50_ms']:7.1f} {m['query_p95_ms']:7.1f}"
         )

@@ -20,8 +20,16 @@ VALUE_OPTS = {
     "-m": "mode",
     "--mode": "mode",
     "--min-score": "min_score",
+    "--fusion": "fusion",
+    "--rerank": "rerank",
 }
-FLAGS = {"--json": "json_", "--nl": "nl", "--ids": "ids"}
+FLAGS = {
+    "--json": "json_",
+    "--nl": "nl",
+    "--ids": "ids",
+    "--dedup": "dedup",
+    "--no-dedup": "dedup",
+}
 
 
 def parse(argv: list[str]) -> dict[str, object] | None:
@@ -37,6 +45,9 @@ def parse(argv: list[str]) -> dict[str, object] | None:
         "ids": False,
         "mode": None,
         "min_score": None,
+        "fusion": None,
+        "rerank": None,
+        "dedup": None,
     }
     rest = list(argv)
     while rest and rest[0] in ("-s", "--store") and len(rest) > 1:
@@ -58,7 +69,9 @@ def parse(argv: list[str]) -> dict[str, object] | None:
             continue
         name, eq, inline = token.partition("=")
         if name in FLAGS and not eq:
-            args[FLAGS[name]] = True
+            if FLAGS[name] == "dedup" and args["dedup"] is not None:
+                return None
+            args[FLAGS[name]] = name != "--no-dedup"
         elif name in VALUE_OPTS and (eq and name.startswith("--") or not eq):
             value = inline if eq else next(tokens, None)
             if value is None:
@@ -106,6 +119,9 @@ def run(argv: list[str]) -> int | None:
                 until=until,
                 mode=None if args["mode"] is None else str(args["mode"]),
                 min_score=None if args["min_score"] is None else float(args["min_score"]),  # type: ignore[arg-type]
+                fusion=None if args["fusion"] is None else str(args["fusion"]),
+                dedup=None if args["dedup"] is None else bool(args["dedup"]),
+                rerank=None if args["rerank"] is None else str(args["rerank"]),
             )
     except KeepuiError as exc:
         return report_error(exc)

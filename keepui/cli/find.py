@@ -36,6 +36,24 @@ def find(
         float | None,
         typer.Option("--min-score", help="Hide hits whose final score is below this."),
     ] = None,
+    fusion: Annotated[
+        str | None,
+        typer.Option("--fusion", help="Hybrid fusion: score or rrf [default: [search] fusion]."),
+    ] = None,
+    dedup: Annotated[
+        bool | None,
+        typer.Option(
+            "--dedup/--no-dedup",
+            help="Fold near-duplicate hits into the newest [default: [search] dedup].",
+            show_default=False,
+        ),
+    ] = None,
+    rerank: Annotated[
+        str | None,
+        typer.Option(
+            "--rerank", help="Order: relevance, recency or mix [default: [search] rerank]."
+        ),
+    ] = None,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -48,7 +66,10 @@ def find(
         typer.Option("--why", help="Say where this id ranked in each channel and what removed it."),
     ] = None,
 ) -> None:
-    """Find documents by meaning: cosine similarity x recency decay, after tag/time filters.
+    """Find documents by meaning and words (hybrid), after tag/time filters.
+
+    Each hit's score is the fused dense + BM25 score times recency decay; --explain shows the
+    parts, --why ID says what happened to one document. Near-duplicates fold into the newest.
 
     \b
     Examples:
@@ -60,7 +81,9 @@ def find(
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
     if why is not None:
         with open_workbench(store) as wb:
-            q = FindQuery(query, list(tag or []), limit, since, until, mode, min_score)
+            q = FindQuery(
+                query, list(tag or []), limit, since, until, mode, min_score, fusion, dedup, rerank
+            )
             story = wb.why(why, q)
         if json_:
             emit_json(story.to_dict())
@@ -74,7 +97,16 @@ def find(
         return
     with open_workbench(store) as wb:
         result = wb.find(
-            query, tags=tag, limit=limit, since=since, until=until, mode=mode, min_score=min_score
+            query,
+            tags=tag,
+            limit=limit,
+            since=since,
+            until=until,
+            mode=mode,
+            min_score=min_score,
+            fusion=fusion,
+            dedup=dedup,
+            rerank=rerank,
         )
     if explain:
         from keepui.cli.explain import render_explain

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
-from urllib.parse import unquote, urlparse
 
 import typer
 
@@ -21,81 +19,58 @@ from keepui.cli.output import (
 )
 from keepui_engine import Item, UsageError, open_workbench
 
-TEXT_SUFFIXES = {".md": "text/markdown", ".markdown": "text/markdown"}
 
+def put(
+    source: Annotated[
+        str | None,
+        typer.Argument(
+            help="Text, a file (PDF, DOCX, PPTX, HTML, audio, image, text), a directory, "
+            "a file:// URI, an http(s) URL, or - for stdin."
+        ),
+    ] = None,
+    id: Annotated[str | None, typer.Option("--id", "-i", help="Document id.")] = None,  # noqa: A002
+    tag: TagOpt = None,
+    summary: Annotated[str | None, typer.Option("--summary", help="Use this summary.")] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", "-x", help="Leave out matching files in a directory (glob)."),
+    ] = None,
+    store: StoreOpt = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Store a note, a file, a directory or a URL; a changed text or tags makes a new version.
 
-def _read_source(source: str | None) -> tuple[str, str, str, str | None]:
-    """(text, source kind, content type, default id) for literal text, `-`, a path or file://."""
+    \b
+    Examples:
+      keepui put "Decided to use DuckDB for storage" -t topic=storage
+      keepui put notes/meeting.md -i meeting-2026-11-22
+      keepui put ~/papers -x "drafts/*" -t project=thesis
+      keepui put https://example.org/article.html
+      echo "from a pipe" | keepui put -
+    """
+    from keepui.cli.ingest import put_sources, source_kind
+
+    kind = source_kind(source)
+    if kind != "text":
+        if summary is not None:
+            raise UsageError("--summary is for text notes; files and URLs are summarized.")
+        code = put_sources(source, kind, id=id, tags=tag, exclude=exclude, store=store, json_=json_)
+        if code:
+            raise typer.Exit(code)
+        return
+    if exclude:
+        raise UsageError("--exclude applies to directories; give a directory to put.")
     if source is None or source == "-":
         if source is None and sys.stdin.isatty():
             raise UsageError(
                 "nothing to store: give TEXT, a file path, or - to read standard "
                 'input (e.g. keepui put "a note").'
             )
-        return sys.stdin.read(), "stdin", "text/plain", None
-    path: Path | None = None
-    if source.startswith("file://"):
-        path = Path(unquote(urlparse(source).path))
-        if not path.exists():
-            raise UsageError(f"{source}: no such file. Check the path.")
-    elif source and "\n" not in source and len(source) < 4096:
-        candidate = Path(source).expanduser()
-        try:
-            path = candidate if candidate.exists() else None
-        except OSError:
-            path = None
-    if path is None:
-        return source, "inline", "text/plain", None
-    if path.is_dir():
-        raise UsageError(
-            f"{path} is a directory; putting directories is not supported yet. "
-            "Put its files one by one."
-        )
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}. Check its permissions.") from exc
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(
-            f"{path} is not UTF-8 text; only text and markdown files can be put for now."
-        ) from None
-    if "\x00" in text:
-        raise UsageError(
-            f"{path} looks binary (it contains NUL bytes); only text and "
-            "markdown files can be put for now."
-        )
-    uri = path.resolve().as_uri()
-    return text, "file", TEXT_SUFFIXES.get(path.suffix.lower(), "text/plain"), uri
-
-
-def put(
-    source: Annotated[
-        str | None,
-        typer.Argument(
-            help="Text to store, a path to a text/markdown file, file://URI, or - for stdin."
-        ),
-    ] = None,
-    id: Annotated[str | None, typer.Option("--id", "-i", help="Document id.")] = None,  # noqa: A002
-    tag: TagOpt = None,
-    summary: Annotated[str | None, typer.Option("--summary", help="Use this summary.")] = None,
-    store: StoreOpt = None,
-    json_: JsonFlag = False,
-) -> None:
-    """Store a note or a text file; a changed text or tags makes a new version.
-
-    \b
-    Examples:
-      keepui put "Decided to use DuckDB for storage" -t topic=storage
-      keepui put notes/meeting.md -i meeting-2026-11-22
-      echo "from a pipe" | keepui put -
-    """
-    text, kind, ctype, default_id = _read_source(source)
+        text, origin = sys.stdin.read(), "stdin"
+    else:
+        text, origin = source, "inline"
     with open_workbench(store) as wb:
-        result = wb.put(
-            text, id=id or default_id, tags=tag, summary=summary, source=kind, content_type=ctype
-        )
+        result = wb.put(text, id=id, tags=tag, summary=summary, source=origin)
     if json_:
         emit_json(result.to_dict())
         return
@@ -117,6 +92,11 @@ def _print_item(item: Item) -> None:
             out(f"  {line}")
     if item.text is None or item.summary != item.text:
         out(f"summary: {first_line(item.summary, 200)}")
+    for work in item.pending:
+        line = f"pending: {work['task']} {work['state']}"
+        if work.get("error"):
+            line += f" after {work['attempts']} attempt(s): {work['error']}"
+        out(line)
     out("---")
     if item.text is not None:
         out(item.text)
@@ -129,6 +109,9 @@ def get(
         typer.Option("--version", "-V", help="Version: 0 current, 1 previous, -1 oldest."),
     ] = None,
     history: Annotated[bool, typer.Option("--history", "-H", help="List the versions.")] = False,
+    parts: Annotated[
+        bool, typer.Option("--parts", "-P", help="List the parts of a long document.")
+    ] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -140,8 +123,22 @@ def get(
       keepui get meeting-2026-11-22 -V 1        # the previous version
       keepui get "meeting-2026-11-22@V{-1}"     # the oldest
       keepui get meeting-2026-11-22 --history --json
+      keepui get report.pdf --parts               # ID@P{N} shows one part
     """
+    if history and parts:
+        raise UsageError("choose one of --history and --parts.")
     with open_workbench(store) as wb:
+        if parts:
+            found = wb.parts(address, version)
+            if json_:
+                emit_json({"id": address, "parts": [p.to_dict() for p in found]})
+                return
+            if not found:
+                note(f"{address} has no parts (it is short enough to be one piece)")
+            for p in found:
+                label = f" {p.title}" if p.title else ""
+                out(f"{p.address}\t{p.position}\t{p.kind}{label}\t{first_line(p.summary, 60)}")
+            return
         if history:
             versions = wb.history(address)
             if json_:

@@ -92,8 +92,13 @@ def _parts(hit: Any) -> str:
     """`sim 0.512 x decay 0.98`, or the channels that found a hybrid or BM25 hit."""
     sc = hit.scores or {}
     if sc.get("fused") is not None:
-        ranks = [f"{c} #{sc[c + '_rank']}" for c in ("dense", "bm25") if sc.get(c + "_rank")]
-        return f"rrf {' + '.join(ranks)} x decay {hit.decay:.2f}"
+        ranks = [
+            f"{name} {sc[c]:.{digits}f} #{sc[c + '_rank']}"
+            for c, name, digits in (("dense", "sim", 3), ("bm25", "bm25", 2))
+            if sc.get(c + "_rank")
+        ]
+        extra = f", +{len(hit.duplicates)} near-dup" if hit.duplicates else ""
+        return f"{' + '.join(ranks)} x decay {hit.decay:.2f}{extra}"
     if hit.similarity is None:
         return f"bm25 {sc.get('bm25') or 0:.2f} x decay {hit.decay:.2f}"
     return f"sim {hit.similarity:.3f} x decay {hit.decay:.2f}"

@@ -1,4 +1,4 @@
-"""Provider Protocols: what the engine needs from an embedder."""
+"""Provider Protocols: what the engine needs from an embedder and a summarizer."""
 
 from __future__ import annotations
 
@@ -25,5 +25,31 @@ class Embedder(Protocol):
 
         Raises:
             ProviderError: The model is missing or failed.
+        """
+        ...
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    """Turns a text into a short summary.
+
+    Attributes:
+        name: Provider name (the [summarization] provider value).
+        uses_context: True for LLM providers, which take related items' summaries as context.
+    """
+
+    name: str
+    uses_context: bool
+
+    def summarize(self, text: str, *, context: list[str] | None = None) -> str:
+        """Return a summary of at most the configured number of characters.
+
+        Args:
+            text: The item's text.
+            context: Summaries of related items (contextual summarization); providers
+                without `uses_context` ignore it.
+
+        Raises:
+            ProviderError: The provider is missing or failed.
         """
         ...

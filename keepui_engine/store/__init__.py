@@ -42,6 +42,7 @@ class Store:
         self.lock = threading.RLock()
         try:
             self.con = duckdb.connect(str(root / DB_NAME))
+            self.writes = 0  # committed transactions: lets readers cache what writes change
             migrate(self.con)
         except duckdb.Error as exc:
             raise StoreError(
@@ -97,6 +98,7 @@ class Store:
                 self.con.execute("ROLLBACK")
                 raise
             self.con.execute("COMMIT")
+            self.writes += 1
 
     @property
     def index(self) -> VectorIndex:

@@ -216,9 +216,12 @@ def vectors_for_keys(
 def texts_for_keys(con: duckdb.DuckDBPyConnection) -> tuple[list[int], list[str]]:
     """(keys, texts) of every live version, in key order (the summary where no text is kept)."""
     recs = con.execute(
-        "SELECT k.key, COALESCE(v.text, v.summary, d.text, d.summary) FROM vector_keys k "
+        "SELECT k.key, CASE WHEN k.part > 0 THEN COALESCE(p.text, p.summary) "
+        "ELSE COALESCE(v.text, v.summary, d.text, d.summary) END FROM vector_keys k "
         "JOIN documents d ON d.id = k.doc_id LEFT JOIN versions v ON v.id = k.doc_id "
-        "AND v.version = k.version AND k.version <> d.version ORDER BY k.key"
+        "AND v.version = k.version AND k.version <> d.version "
+        "LEFT JOIN parts p ON k.part > 0 AND p.id = k.doc_id AND p.version = k.version "
+        "AND p.part = k.part ORDER BY k.key"
     ).fetchall()
     return [r[0] for r in recs], [r[1] for r in recs]
 

@@ -80,9 +80,64 @@ def m002_bm25_tail(con: duckdb.DuckDBPyConnection) -> None:
         )""")
 
 
+def m003_parts(con: duckdb.DuckDBPyConnection) -> None:
+    """Parts of long document versions (`ID@P{N}`): text, place, summary, content hash."""
+    con.execute("""
+        CREATE TABLE parts (
+            id VARCHAR NOT NULL,
+            version INTEGER NOT NULL,
+            part INTEGER NOT NULL,
+            kind VARCHAR NOT NULL,
+            title VARCHAR,
+            position VARCHAR NOT NULL,
+            text VARCHAR,
+            summary VARCHAR NOT NULL,
+            content_hash VARCHAR NOT NULL,
+            PRIMARY KEY (id, version, part)
+        )""")
+
+
+def m004_searches(con: duckdb.DuckDBPyConnection) -> None:
+    """The search history: every search the workbench ran, its parameters and result ids."""
+    con.execute("CREATE SEQUENCE search_id_seq START 1")
+    con.execute("""
+        CREATE TABLE searches (
+            id BIGINT PRIMARY KEY DEFAULT nextval('search_id_seq'),
+            ran_at TIMESTAMP NOT NULL,
+            query VARCHAR NOT NULL,
+            params JSON NOT NULL,
+            result_ids JSON NOT NULL
+        )""")
+
+
+def m005_pending(con: duckdb.DuckDBPyConnection) -> None:
+    """The pending queue of background work (see keepui_engine/work/pending.py)."""
+    con.execute("CREATE SEQUENCE pending_seq START 1")
+    con.execute("""
+        CREATE TABLE pending (
+            id BIGINT PRIMARY KEY DEFAULT nextval('pending_seq'),
+            task VARCHAR NOT NULL,
+            doc_id VARCHAR NOT NULL,
+            version INTEGER,
+            payload JSON NOT NULL,
+            state VARCHAR NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            owner VARCHAR,
+            claimed_at TIMESTAMP,
+            run_after TIMESTAMP NOT NULL,
+            last_error VARCHAR,
+            created TIMESTAMP NOT NULL,
+            updated TIMESTAMP NOT NULL
+        )""")
+    con.execute("CREATE INDEX pending_doc ON pending (doc_id)")
+
+
 MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m001_core", m001_core),
     ("m002_bm25_tail", m002_bm25_tail),
+    ("m003_parts", m003_parts),
+    ("m004_searches", m004_searches),
+    ("m005_pending", m005_pending),
 ]
 
 

@@ -109,7 +109,7 @@ def test_stdin_and_text_files(store_dir: Path, tmp_path: Path) -> None:
     item = json.loads(run(store_dir, "get", doc["id"], "--json").stdout)
     assert item["tags"]["_content_type"] == "text/markdown"
     binary = tmp_path / "blob.bin"
-    binary.write_bytes(b"\xff\xfe\x00\x01" * 10)
+    binary.write_bytes(b"\x81\x8d\x90\x9d\xff" * 10)
     bad = run(store_dir, "put", str(binary))
     assert bad.returncode == 1 and "UTF-8" in bad.stderr and bad.stdout == ""
 

@@ -67,8 +67,16 @@ def test_parses_every_option_form() -> None:
         "ids": False,
         "mode": "bm25",
         "min_score": None,
+        "fusion": None,
+        "rerank": None,
+        "dedup": None,
         "query": "q",
     }
+    more = fastfind.parse(["find", "q", "--no-dedup", "--fusion", "rrf", "--rerank=mix"])
+    assert more is not None
+    assert (more["dedup"], more["fusion"], more["rerank"]) == (False, "rrf", "mix")
+    assert fastfind.parse(["find", "q", "--dedup"])["dedup"] is True  # type: ignore[index]
+    assert fastfind.parse(["find", "q", "--dedup", "--no-dedup"]) is None
     assert fastfind.parse(["find", "--", "-leading dash"])["query"] == "-leading dash"  # type: ignore[index]
 
 

@@ -66,7 +66,7 @@ def test_min_score_hides_hits_and_why_says_so(filled: Path) -> None:
     ranked = sorted(scores.values(), reverse=True)
     cut = (ranked[1] + ranked[2]) / 2  # keep the best two
     shown = why(filled, "lazy fox", "--min-score", str(cut))
-    assert len(shown["hits"]) == 2 and shown["hidden"] == {"threshold": len(scores) - 2}  # type: ignore[arg-type]
+    assert len(shown["hits"]) == 2 and shown["hidden"]["threshold"] == len(scores) - 2  # type: ignore[arg-type]
     assert any("min-score" in n for n in shown["notes"])  # type: ignore[union-attr]
     worst = min(scores, key=scores.get)  # type: ignore[arg-type]
     story = why(filled, "lazy fox", "--why", worst, "--min-score", str(cut))

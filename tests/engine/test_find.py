@@ -20,7 +20,7 @@ def _at(monkeypatch: pytest.MonkeyPatch, when: datetime) -> None:
 def test_exact_text_ranks_first_with_separate_score_fields(wb: Workbench) -> None:
     wb.put("apples and pears", id="fruit")
     wb.put("engines and gears", id="machines")
-    result = wb.find("apples and pears")
+    result = wb.find("apples and pears", mode="dense")
     top = result.hits[0]
     assert top.id == "fruit" and top.similarity == pytest.approx(1.0, abs=1e-5)
     assert 0.99 < top.decay <= 1.0 and top.score == pytest.approx(top.similarity * top.decay)
@@ -64,7 +64,7 @@ def test_recency_decay_halves_at_the_half_life(
     wb.put("identical text", id="old")
     monkeypatch.undo()
     wb.put("identical text", id="new")
-    hits = wb.find("identical text").hits
+    hits = wb.find("identical text", dedup=False).hits
     assert [h.id for h in hits] == ["new", "old"]
     assert hits[1].decay == pytest.approx(0.5, rel=1e-3)
     assert hits[1].similarity == pytest.approx(hits[0].similarity, abs=1e-6)

@@ -1,0 +1,147 @@
+"""KeepuiApp: the workbench TUI over one Workbench (screens, themes, model warm-up, store poll)."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.worker import Worker, WorkerState
+
+from keepui.commands import KeepuiCommands
+from keepui.messages import EngineFailed, ModelReady, StoreChanged, StoreStats
+from keepui.screens.error import ErrorModal, describe
+from keepui.screens.help import HelpScreen
+from keepui.screens.main import MainScreen
+from keepui.theming import DEFAULT_THEME, THEMES, configured_theme, css_paths, derived_variables
+from keepui_engine import KeepuiError, Stats, Workbench
+
+
+class KeepuiApp(App[None]):
+    """The research workbench.
+
+    The model loads in a thread worker after the first paint; a poll of the store's counts
+    every `poll_interval` seconds notices writes from other processes (which reach this one
+    through the store socket) and refreshes the screens.
+
+    Args:
+        workbench: A Workbench that owns its store (and usually serves it).
+        theme: A theme name; None means `[tui] theme` in keepui.toml, else keepui-dark.
+        poll_interval: Seconds between store polls; None turns polling off (tests).
+        warm_up: Load the model in the background at start.
+    """
+
+    TITLE = "keepui"
+    CSS_PATH = list[str | PurePath](css_paths())
+    COMMANDS = App.COMMANDS | {KeepuiCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    model_state = reactive("loading")
+    """`loading`, `ready` or `failed`: the embedding model's state, shown in the status bar."""
+    stats: reactive[Stats | None] = reactive(None)
+    """The latest store counts."""
+
+    def __init__(
+        self,
+        workbench: Workbench,
+        *,
+        theme: str | None = None,
+        poll_interval: float | None = 2.0,
+        warm_up: bool = True,
+    ) -> None:
+        super().__init__()
+        self.workbench = workbench
+        self.poll_interval = poll_interval
+        self._warm = warm_up
+        for palette in THEMES:
+            self.register_theme(palette)
+        wanted = theme or configured_theme(workbench.store) or DEFAULT_THEME
+        self.theme_problem: str | None = None
+        if wanted not in self.available_themes:
+            self.theme_problem = (
+                f"Unknown theme {wanted!r} in [tui] theme; using {DEFAULT_THEME}. Choose one of "
+                f"{', '.join(t.name for t in THEMES)} (or a Textual theme)."
+            )
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables plus ours (pane borders, diff colours), derived when unset."""
+        variables = super().get_css_variables()
+        for key, value in derived_variables(variables).items():
+            variables.setdefault(key, value)
+        self.theme_variables = variables
+        return variables
+
+    def on_mount(self) -> None:
+        """Paint the main screen first; then load the model and start polling."""
+        self.sub_title = str(self.workbench.store)
+        self.push_screen(MainScreen(self.workbench))
+        if self.theme_problem:
+            self.notify(self.theme_problem, severity="warning", timeout=8)
+        if self._warm:
+            self.call_after_refresh(self.warm_up)
+        else:
+            self.model_state = "ready"
+        self.action_poll()
+        if self.poll_interval:
+            self.set_interval(self.poll_interval, self.action_poll)
+
+    @work(thread=True, exclusive=True, group="model", exit_on_error=False)
+    def warm_up(self) -> None:
+        """Load the embedding model and the vector index in a worker."""
+        self.workbench.warm_up()
+        self.post_message(ModelReady())
+
+    def on_model_ready(self, message: ModelReady) -> None:
+        """Say so in the status bar."""
+        self.model_state = "ready"
+
+    def action_poll(self) -> None:
+        """Read the store's counts now (in a worker), unless a poll is still waiting."""
+        if any(w.group == "poll" and not w.is_finished for w in self.workers):
+            return  # the store is busy (a long write holds it): do not pile up threads
+        self._poll()
+
+    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
+    def _poll(self) -> None:
+        try:
+            stats = self.workbench.stats()
+        except KeepuiError:
+            return  # a poll that fails says nothing; the next user action will show the error
+        self.post_message(StoreStats(stats))
+
+    def on_store_stats(self, message: StoreStats) -> None:
+        """Tell every screen when the counts moved (a write here or in another process)."""
+        new = message.stats
+        old = self.stats
+        self.stats = new
+        if old is None or (old.items, old.versions) == (new.items, new.versions):
+            return
+        for screen in self.screen_stack:
+            screen.post_message(StoreChanged(new))
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state is not WorkerState.ERROR or event.worker.error is None:
+            return
+        if event.worker.group == "model":
+            self.model_state = "failed"
+        self.post_message(EngineFailed(event.worker.error))
+
+    def on_engine_failed(self, message: EngineFailed) -> None:
+        """The one error path: every failure ends in an ErrorModal with its title."""
+        title, text = describe(message.error)
+        self.push_screen(ErrorModal(title, text))
+
+    def action_help(self) -> None:
+        """Show the key reference."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())

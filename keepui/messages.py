@@ -1,0 +1,120 @@
+"""App-wide messages: what thread workers report back to the UI thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+from keepui_engine import (
+    FindQuery,
+    FindResult,
+    Hit,
+    Item,
+    Part,
+    SearchRecord,
+    Stats,
+    VersionDiff,
+    VersionInfo,
+)
+
+
+@dataclass
+class EngineFailed(Message):
+    """Something failed and the user should see it in the error dialog."""
+
+    error: BaseException
+    """The error (a KeepuiError carries a title and what to do)."""
+
+
+@dataclass
+class ModelReady(Message):
+    """The embedding model and the vector index are loaded."""
+
+
+@dataclass
+class StoreStats(Message):
+    """The latest counts of the store, from the background poll."""
+
+    stats: Stats
+    """Counts and size of the store."""
+
+    def can_replace(self, message: Message) -> bool:
+        """A newer poll result makes an unprocessed older one pointless."""
+        return isinstance(message, StoreStats)
+
+
+@dataclass
+class StoreChanged(Message):
+    """The store's counts changed (another process, or this one, wrote to it)."""
+
+    stats: Stats
+    """The new counts."""
+
+
+@dataclass
+class SearchFinished(Message):
+    """A find ran."""
+
+    q: FindQuery
+    """What it asked for."""
+    result: FindResult
+    """What it found."""
+    record: SearchRecord | None
+    """Its entry in the search history (None for a refresh, which is not recorded)."""
+    pane_id: str | None = None
+    """The result tab to update, or None to open a new tab."""
+
+
+@dataclass
+class HistoryLoaded(Message):
+    """The search history was read from the store."""
+
+    records: list[SearchRecord]
+    """Newest first."""
+
+
+@dataclass
+class ItemLoaded(Message):
+    """A document (or one of its versions) was read."""
+
+    item: Item
+    """The document version."""
+    purpose: str
+    """What it is for: `preview`, `version`, `tags` or `editor`."""
+    hit: Hit | None = None
+    """The hit it was loaded for (previews)."""
+
+
+@dataclass
+class DocumentLoaded(Message):
+    """Everything the document screen shows."""
+
+    item: Item
+    """The current version."""
+    versions: list[VersionInfo]
+    """Its timeline, newest first."""
+    parts: list[Part]
+    """Its parts (empty when it has none)."""
+    similar: list[Hit] = field(default_factory=list)
+    """Other documents close to it."""
+
+
+@dataclass
+class DiffReady(Message):
+    """Two versions were compared."""
+
+    diff: VersionDiff
+    """The comparison."""
+
+
+@dataclass
+class WriteDone(Message):
+    """A write from the TUI (note, file, tags, delete, edit) finished."""
+
+    text: str
+    """What happened, for a notification."""
+    doc_id: str
+    """The document written."""
+    action: str
+    """created, updated, unchanged, reverted, deleted or purged."""

@@ -1,0 +1,1 @@
+"""Screens of the workbench: main (search), document, diff, and the modal dialogs."""

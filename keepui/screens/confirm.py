@@ -1,0 +1,53 @@
+"""ConfirmModal: ask before a destructive action (delete, purge); answers True or False."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """A yes/no question; `y` or the confirm button says yes, `n` or Escape says no.
+
+    Args:
+        title: The heading (e.g. "Purge notes-1?").
+        question: What will happen.
+        confirm: The confirm button's label.
+    """
+
+    BINDINGS = [
+        Binding("escape", "answer(False)", "Cancel"),
+        Binding("n", "answer(False)", "No", show=False),
+        Binding("y", "answer(True)", "Yes"),
+    ]
+
+    def __init__(self, title: str, question: str, confirm: str = "Yes") -> None:
+        super().__init__(classes="modal")
+        self.confirm_title = title
+        self.question = question
+        self.confirm_label = confirm
+
+    def compose(self) -> ComposeResult:
+        """The question and two buttons."""
+        with Vertical(classes="modal-box confirm-box"):
+            yield Label(self.confirm_title, classes="modal-title")
+            yield Static(self.question, markup=False)
+            with Horizontal(classes="modal-buttons"):
+                yield Button(self.confirm_label, id="confirm-yes", variant="error")
+                yield Button("Cancel", id="confirm-no")
+
+    def on_mount(self) -> None:
+        """Focus Cancel, so a stray Enter does nothing destructive."""
+        self.query_one("#confirm-no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Answer by button."""
+        event.stop()
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        """Answer by key."""
+        self.dismiss(yes)

@@ -1,0 +1,82 @@
+"""DetailPane: the highlighted hit (scores, tags, times, summary) and its text, query marked."""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from keepui.widgets.format import age, num, short_time, tag_pairs
+from keepui_engine import Hit, Item
+
+PREVIEW_CHARS = 6000
+_WORD = re.compile(r"\w{2,}")
+
+
+def query_terms(query: str) -> list[str]:
+    """Words of a query worth marking in a text (2 letters or more), longest first."""
+    return sorted({w.lower() for w in _WORD.findall(query)}, key=len, reverse=True)
+
+
+def score_line(hit: Hit) -> str:
+    """`score 0.512 = fused 0.61 (dense 0.52 #1 · bm25 3.10 #2) × decay 0.98`."""
+    sc = hit.scores or {}
+    parts = []
+    if sc.get("dense_rank") or (sc.get("dense") is not None):
+        parts.append(f"dense {num(sc.get('dense'))} #{sc.get('dense_rank') or '–'}")
+    if sc.get("bm25_rank") or (sc.get("bm25") is not None):
+        parts.append(f"bm25 {num(sc.get('bm25'), 2)} #{sc.get('bm25_rank') or '–'}")
+    fused = f"fused {num(sc.get('fused'))} " if sc.get("fused") is not None else ""
+    decay = num(sc.get("decay", hit.decay), 2)
+    return f"score {num(hit.score)} = {fused}({' · '.join(parts) or 'no channel'}) × decay {decay}"
+
+
+class DetailPane(VerticalScroll):
+    """What the highlighted hit is and says; the text arrives once it is loaded."""
+
+    COMPONENT_CLASSES = {"detail-pane--match", "detail-pane--label"}
+    hit: Hit | None = None
+    """The hit shown (None while a hint is shown)."""
+
+    def compose(self) -> ComposeResult:
+        """One Static holding the whole description."""
+        yield Static(id="detail-body")
+
+    def show_message(self, message: str) -> None:
+        """Show a hint instead of a hit."""
+        self.hit = None
+        self.query_one("#detail-body", Static).update(Text(message, style="dim"))
+
+    def show_hit(self, hit: Hit, query: str, item: Item | None = None) -> None:
+        """Describe a hit; with `item`, add its text with the query's words marked."""
+        self.hit = hit
+        label = self.get_component_rich_style("detail-pane--label")
+        body = Text()
+        where = "" if hit.version == 0 else f"   (matched {hit.matched})"
+        body.append(hit.id, style="bold").append(where + "\n")
+        body.append(score_line(hit) + "\n")
+        tags = tag_pairs(hit.tags)
+        body.append("tags ", style=label).append((" ".join(tags) or "none") + "\n")
+        body.append("created ", style=label).append(short_time(hit.created))
+        body.append("  updated ", style=label).append(
+            f"{short_time(hit.updated)} ({age(hit.updated)} ago)\n"
+        )
+        if hit.duplicates:
+            body.append("near-duplicates ", style=label).append(", ".join(hit.duplicates) + "\n")
+        body.append("\nsummary\n", style=label).append(hit.summary + "\n")
+        if item is not None and item.text is not None and item.text != hit.summary:
+            text = item.text[:PREVIEW_CHARS]
+            more = "" if len(item.text) <= PREVIEW_CHARS else "\n… (e opens the whole text)"
+            body.append("\ntext\n", style=label).append(text + more)
+        self._mark(body, query)
+        self.query_one("#detail-body", Static).update(body)
+
+    def _mark(self, body: Text, query: str) -> None:
+        terms = query_terms(query)
+        if terms:
+            style = self.get_component_rich_style("detail-pane--match")
+            pattern = r"\b(" + "|".join(re.escape(t) for t in terms) + r")\w*"
+            body.highlight_regex(re.compile(pattern, re.IGNORECASE), style=style)

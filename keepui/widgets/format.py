@@ -1,0 +1,65 @@
+"""Small text helpers shared by widgets: ages, times, scores, tags, first lines."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+
+def now() -> datetime:
+    """The current time (aware UTC); tests replace it to freeze ages."""
+    return datetime.now(UTC)
+
+
+def parse_iso(value: str) -> datetime:
+    """An engine timestamp (`2026-11-22T12:34:56.789Z`) as an aware datetime."""
+    dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def age(value: str) -> str:
+    """How long ago: `40s`, `5m`, `3h`, `12d`, `2y`."""
+    try:
+        seconds = max((now() - parse_iso(value)).total_seconds(), 0.0)
+    except ValueError:
+        return "?"
+    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+def short_time(value: str) -> str:
+    """`2026-11-22T12:34:56.789Z` -> `2026-11-22 12:34`."""
+    return value[:16].replace("T", " ")
+
+
+def first_line(text: str, width: int = 80) -> str:
+    """The first non-empty line of a text, cut to a width."""
+    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def num(value: Any, digits: int = 3) -> str:
+    """A score with fixed digits, or `–` when a channel did not return the document."""
+    return "–" if value is None else f"{float(value):.{digits}f}"
+
+
+def tag_pairs(tags: dict[str, Any], *, system: bool = False) -> list[str]:
+    """`key=value` strings (one per value of a list), user tags only unless asked."""
+    out: list[str] = []
+    for key in sorted(tags):
+        if key.startswith("_") and not system:
+            continue
+        values = tags[key] if isinstance(tags[key], list) else [tags[key]]
+        out.extend(f"{key}={v}" for v in values)
+    return out
+
+
+def size(chars: int) -> str:
+    """A character count, short: `812`, `12.4k`, `3.1M`."""
+    if chars < 1000:
+        return str(chars)
+    if chars < 1_000_000:
+        return f"{chars / 1000:.1f}k"
+    return f"{chars / 1_000_000:.1f}M"

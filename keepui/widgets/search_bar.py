@@ -1,0 +1,154 @@
+"""SearchBar: the query input with inline filters (`tag:k=v since:P7D mode:bm25 n:20`), a mode."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Input, Select
+
+from keepui_engine import FindQuery, UsageError
+
+MODES = ("hybrid", "dense", "bm25")
+DEFAULT_LIMIT = 20
+_FILTER = re.compile(r'(?P<key>[A-Za-z_]+):(?P<value>"[^"]*"|\S+)')
+_KEYS = {
+    "tag": "tag",
+    "t": "tag",
+    "since": "since",
+    "until": "until",
+    "mode": "mode",
+    "m": "mode",
+    "n": "limit",
+    "limit": "limit",
+    "min": "min_score",
+    "fusion": "fusion",
+    "rerank": "rerank",
+    "dedup": "dedup",
+}
+PLACEHOLDER = "search…  filters: tag:k=v since:P7D until:2026-12-01 mode:bm25 n:20"
+
+
+def parse_search(text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT) -> FindQuery:
+    """A FindQuery from the bar's text; `key:value` words are filters, the rest is the query.
+
+    Args:
+        text: What the user typed.
+        mode: The mode selector's value (an inline `mode:` wins); None means keepui.toml's.
+        limit: Hits per search unless `n:` says otherwise.
+
+    Raises:
+        UsageError: A filter value is malformed, or there is nothing to search for.
+    """
+    opts: dict[str, object] = {"mode": mode, "limit": limit}
+    tags: list[str] = []
+    words: list[str] = []
+    pos = 0
+    for m in _FILTER.finditer(text):
+        key = _KEYS.get(m.group("key").lower())
+        if key is None:
+            continue
+        words.append(text[pos : m.start()])
+        pos = m.end()
+        value = m.group("value").strip('"')
+        if key == "tag":
+            tags.append(value)
+        elif key == "limit":
+            if not value.isdigit() or int(value) < 1:
+                raise UsageError(f"n:{value}: give a number of hits of 1 or more (e.g. n:20).")
+            opts["limit"] = int(value)
+        elif key == "min_score":
+            try:
+                opts["min_score"] = float(value)
+            except ValueError:
+                raise UsageError(f"min:{value}: give a score such as min:0.3.") from None
+        elif key == "dedup":
+            if value.lower() not in ("on", "off", "true", "false", "yes", "no"):
+                raise UsageError(f"dedup:{value}: use dedup:on or dedup:off.")
+            opts["dedup"] = value.lower() in ("on", "true", "yes")
+        else:
+            opts[key] = value
+    words.append(text[pos:])
+    query = " ".join(" ".join(words).split())
+    if not query:
+        raise UsageError("nothing to search for: type some words besides the filters.")
+    return FindQuery(query, tags, **opts)  # type: ignore[arg-type]
+
+
+def format_search(q: FindQuery) -> str:
+    """The bar text that `parse_search` turns back into `q` (mode and limit included)."""
+    parts = [q.query]
+    parts += [f"tag:{t}" if " " not in t else f'tag:"{t}"' for t in q.tags]
+    for key, value in (("since", q.since), ("until", q.until), ("mode", q.mode)):
+        if value:
+            parts.append(f"{key}:{value}")
+    if q.limit != DEFAULT_LIMIT:
+        parts.append(f"n:{q.limit}")
+    if q.min_score is not None:
+        parts.append(f"min:{q.min_score:g}")
+    if q.fusion:
+        parts.append(f"fusion:{q.fusion}")
+    if q.rerank:
+        parts.append(f"rerank:{q.rerank}")
+    if q.dedup is not None:
+        parts.append(f"dedup:{'on' if q.dedup else 'off'}")
+    return " ".join(parts)
+
+
+class SearchBar(Horizontal):
+    """The search input and the mode selector; Enter posts `SearchBar.Submitted`."""
+
+    DEFAULT_CSS = """
+    SearchBar { height: auto; }
+    SearchBar #search-input { width: 1fr; }
+    SearchBar #search-mode { width: 20; }
+    """
+
+    @dataclass
+    class Submitted(Message):
+        """The user asked for a search."""
+
+        q: FindQuery
+        """What to search for."""
+
+    @dataclass
+    class Invalid(Message):
+        """The bar's text could not be turned into a search."""
+
+        error: UsageError
+        """What is wrong with it."""
+
+    def __init__(self, limit: int = DEFAULT_LIMIT, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.limit = limit
+
+    def compose(self) -> ComposeResult:
+        """The input and the mode selector (`default` = keepui.toml's mode)."""
+        yield Input(placeholder=PLACEHOLDER, id="search-input")
+        options = [("default mode", "default")] + [(m, m) for m in MODES]
+        yield Select(options, value="default", allow_blank=False, id="search-mode")
+
+    @property
+    def mode(self) -> str | None:
+        """The selected mode, or None for keepui.toml's."""
+        value = self.query_one("#search-mode", Select).value
+        return None if value in ("default", Select.BLANK) else str(value)
+
+    @on(Input.Submitted, "#search-input")
+    def _submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            q = parse_search(event.value, self.mode, self.limit)
+        except UsageError as exc:
+            self.post_message(self.Invalid(exc))
+            return
+        self.post_message(self.Submitted(q))
+
+    def set_query(self, q: FindQuery) -> None:
+        """Show a past search in the bar (its mode inline, so the selector goes to default)."""
+        self.query_one("#search-input", Input).value = format_search(q)
+        self.query_one("#search-mode", Select).value = "default"

@@ -1,0 +1,1 @@
+"""One extractor module per format; each exposes `extract_*(data, name, limits) -> Extracted`."""

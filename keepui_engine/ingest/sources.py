@@ -1,0 +1,173 @@
+"""Where documents come from: files (size-capped reads), directory walks, and http(s) URLs."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from keepui_engine.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
+BINARY_SUFFIXES = {
+    ".exe", ".dll", ".so", ".dylib", ".o", ".a", ".pyc", ".pyo", ".class", ".jar", ".whl",
+    ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".zst", ".iso", ".dmg",
+    ".bin", ".dat", ".db", ".sqlite", ".duckdb", ".wal", ".parquet", ".npy", ".npz", ".pt",
+    ".onnx", ".safetensors", ".woff", ".woff2", ".ttf", ".otf", ".ico", ".mp4", ".mov",
+    ".avi", ".mkv", ".gif", ".bmp", ".psd", ".xlsx", ".xls", ".odt", ".ods",
+}  # fmt: skip
+
+
+class FetchError(UsageError):
+    """A source could not be read or fetched; the message names it and what to do."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The bytes of one source and what is known about it.
+
+    Attributes:
+        data: The raw bytes.
+        name: File name or URL path (for format detection and messages).
+        uri: `file://` URI or the final URL after redirects.
+        declared_type: Content type the server declared (URLs), else None.
+        meta: System tags to record (`_source_uri`, `_file_size`, `_file_mtime`).
+    """
+
+    data: bytes
+    name: str
+    uri: str
+    declared_type: str | None
+    meta: dict[str, object]
+
+
+def read_file(path: Path, max_mb: float) -> Loaded:
+    """Read a file after checking it exists, is a regular file and is under the size cap."""
+    shown = str(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP
+            raise UsageError(f"{shown}: symlink loop; fix or remove the link.") from None
+        raise FetchError(f"{shown}: cannot read it ({exc.strerror}); check the path.") from None
+    if not path.is_file():
+        raise UsageError(f"{shown}: not a regular file; give a file, a directory or a URL.")
+    if st.st_size > max_mb * 1024 * 1024:
+        raise UsageError(
+            f"{shown}: {st.st_size / 1024 / 1024:.1f} MB is over the {max_mb:g} MB cap; "
+            "raise [ingest] max_file_mb in keepui.toml to store it."
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FetchError(
+            f"{shown}: cannot read it ({exc.strerror}); check its permissions."
+        ) from None
+    mtime = datetime.fromtimestamp(st.st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    uri = path.resolve().as_uri()
+    meta = {"_source_uri": uri, "_file_size": st.st_size, "_file_mtime": mtime}
+    return Loaded(data, path.name, uri, None, meta)
+
+
+def walk(root: Path, exclude: list[str]) -> Iterator[tuple[Path, str | None]]:
+    """Files under `root` in a stable order, each with a reason to skip it (or None).
+
+    Hidden files and folders, `.git`, `node_modules`, `__pycache__`, virtual environments,
+    symlinked folders and binaries by suffix are skipped; `exclude` globs match the path
+    relative to `root` or the bare name.
+    """
+
+    def excluded(rel: str, name: str) -> bool:
+        return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in exclude)
+
+    for top, dirs, files in os.walk(root, followlinks=False):
+        here = Path(top)
+        keep = []
+        for d in sorted(dirs):
+            full = here / d
+            rel = full.relative_to(root).as_posix()
+            if d.startswith(".") or d in SKIP_DIRS or excluded(rel, d):
+                continue
+            if (full / "pyvenv.cfg").exists():
+                continue
+            if full.is_symlink():
+                yield full, "symlinked folder (not followed)"
+                continue
+            keep.append(d)
+        dirs[:] = keep
+        for f in sorted(files):
+            full = here / f
+            rel = full.relative_to(root).as_posix()
+            if f.startswith(".") or excluded(rel, f):
+                continue
+            if full.suffix.lower() in BINARY_SUFFIXES:
+                yield full, f"binary file ({full.suffix.lower()})"
+                continue
+            yield full, None
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.max_redirections = limit
+        self.max_repeats = limit
+
+
+def fetch(url: str, *, timeout_s: float, max_mb: float, max_redirects: int) -> Loaded:
+    """GET an http(s) URL with a timeout, a size cap and a redirect cap."""
+    if not url.lower().startswith(("http://", "https://")):
+        raise UsageError(f"{url}: only http:// and https:// URLs can be fetched.")
+    opener = urllib.request.build_opener(_Redirects(max_redirects))
+    request = urllib.request.Request(url, headers={"User-Agent": "keepui/0.1"})
+    cap = int(max_mb * 1024 * 1024)
+    deadline = time.monotonic() + timeout_s
+    try:
+        with opener.open(request, timeout=timeout_s) as resp:
+            declared = resp.headers.get("Content-Length")
+            if declared and declared.isdigit() and int(declared) > cap:
+                raise FetchError(
+                    f"{url}: {int(declared) / 1024 / 1024:.1f} MB is over the {max_mb:g} MB "
+                    "cap; raise [fetch] max_mb in keepui.toml."
+                )
+            chunks, size = [], 0
+            while chunk := resp.read(65536):
+                size += len(chunk)
+                if size > cap:
+                    raise FetchError(
+                        f"{url}: the body is over the {max_mb:g} MB cap; raise [fetch] max_mb."
+                    )
+                if time.monotonic() > deadline:
+                    raise FetchError(
+                        f"{url}: timed out after {timeout_s:g} s; try again or raise "
+                        "[fetch] timeout_s."
+                    )
+                chunks.append(chunk)
+            final = resp.geturl()
+            ctype = resp.headers.get_content_type() if resp.headers.get("Content-Type") else None
+    except urllib.error.HTTPError as exc:
+        if exc.code in (301, 302, 303, 307, 308):
+            raise FetchError(
+                f"{url}: more than {max_redirects} redirects; raise [fetch] max_redirects."
+            ) from None
+        raise FetchError(f"{url}: the server answered {exc.code} {exc.reason}.") from None
+    except (TimeoutError, OSError, urllib.error.URLError) as exc:
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError) or "timed out" in str(reason):
+            raise FetchError(
+                f"{url}: timed out after {timeout_s:g} s; try again or raise [fetch] timeout_s."
+            ) from None
+        raise FetchError(f"{url}: cannot fetch it ({reason}).") from None
+    name = final.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or final
+    meta = {"_source_uri": final, "_file_size": size}
+    return Loaded(b"".join(chunks), name, final, ctype, meta)

@@ -1,0 +1,142 @@
+"""Split a long document into parts: by structure first, then by size with overlap.
+
+Pages and slides are hard boundaries (one part each, split further only when too long);
+headings and paragraphs are soft: consecutive small ones merge up to the chunk size, as in
+the OpenJarvis chunking pipeline. Sizes count whitespace tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HARD = ("page", "slide")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A structural unit of a document.
+
+    Attributes:
+        text: Its text.
+        kind: page, slide, heading (a heading and what follows it), paragraph, table or body.
+        index: 1-based page or slide number, or running number.
+        title: Heading or slide title, when known.
+    """
+
+    text: str
+    kind: str
+    index: int
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class PartText:
+    """One part as the splitter makes it (numbered by the caller's order)."""
+
+    kind: str
+    title: str | None
+    position: str
+    text: str
+
+
+def blocks_of_text(text: str) -> list[Block]:
+    """Markdown headings start sections; otherwise blank-line paragraphs are the blocks."""
+    lines = text.splitlines()
+    if any(_HEADING.match(line) for line in lines):
+        blocks: list[Block] = []
+        title: str | None = None
+        buf: list[str] = []
+        for line in lines:
+            m = _HEADING.match(line)
+            if m:
+                if "".join(buf).strip():
+                    blocks.append(Block("\n".join(buf).strip(), "heading", len(blocks) + 1, title))
+                title, buf = m.group(1), [line]
+            else:
+                buf.append(line)
+        if "".join(buf).strip():
+            blocks.append(Block("\n".join(buf).strip(), "heading", len(blocks) + 1, title))
+        return blocks
+    paras = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    return [Block(p, "paragraph", i) for i, p in enumerate(paras, 1)]
+
+
+def split(
+    text: str,
+    blocks: list[Block] | None = None,
+    *,
+    chunk_size: int = 512,
+    overlap: int = 64,
+    min_size: int = 50,
+) -> list[PartText]:
+    """The parts of a document, or [] when it is short and has no pages or slides.
+
+    Args:
+        text: The whole text.
+        blocks: Its structure (from the extractor); None derives it from the text.
+        chunk_size: Most whitespace tokens in a part.
+        overlap: Tokens repeated between consecutive size-split windows.
+        min_size: Soft blocks smaller than this merge with their neighbours.
+
+    Returns:
+        Parts in document order; fewer than two parts means the document is not split.
+    """
+    if chunk_size < 1 or not 0 <= overlap < chunk_size:
+        raise ValueError("chunk_size must be >= 1 and 0 <= overlap < chunk_size")
+    blocks = [b for b in (blocks if blocks is not None else blocks_of_text(text)) if b.text.strip()]
+    has_hard = any(b.kind in HARD for b in blocks)
+    if not has_hard and len(text.split()) <= chunk_size:
+        return []
+    groups = _group(blocks, chunk_size, min_size)
+    parts: list[PartText] = []
+    for group in groups:
+        words = " ".join(b.text for b in group).split()
+        where = _position(group)
+        title = next((b.title for b in group if b.title), None)
+        kind = group[0].kind
+        if len(words) <= chunk_size:
+            parts.append(PartText(kind, title, where, "\n\n".join(b.text for b in group)))
+            continue
+        step = chunk_size - overlap
+        for n, start in enumerate(range(0, max(len(words) - overlap, 1), step), 1):
+            window = words[start : start + chunk_size]
+            if parts and n > 1 and len(window) <= overlap:
+                break
+            parts.append(
+                PartText(
+                    kind,
+                    title,
+                    f"{where}, words {start + 1}-{start + len(window)}",
+                    " ".join(window),
+                )
+            )
+    return parts if len(parts) > 1 else []
+
+
+def _group(blocks: list[Block], chunk_size: int, min_size: int) -> list[list[Block]]:
+    """Pages and slides alone; a heading starts a part unless it or the part so far is small;
+    paragraphs merge while they fit."""
+    groups: list[list[Block]] = []
+    size = 0
+    for b in blocks:
+        n = len(b.text.split())
+        last = groups[-1] if groups else None
+        soft_run = last is not None and last[-1].kind not in HARD and b.kind not in HARD
+        fits = size + n <= chunk_size and b.kind != "heading"
+        if soft_run and (fits or size < min_size or n < min_size):
+            last.append(b)  # type: ignore[union-attr]
+            size += n
+        else:
+            groups.append([b])
+            size = n
+    return groups
+
+
+def _position(group: list[Block]) -> str:
+    first, last = group[0], group[-1]
+    noun = {"page": "page", "slide": "slide"}.get(first.kind, "section")
+    if first.index == last.index:
+        return f"{noun} {first.index}"
+    return f"{noun}s {first.index}-{last.index}"

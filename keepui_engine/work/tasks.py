@@ -1,0 +1,127 @@
+"""What each queued task does, on an open store: summarize, analyze, embed, reindex.
+
+A handler raises on failure (the queue then backs off or dead-letters the task) and returns a
+short description of what it did. Work for a version that is no longer the head finishes as
+`stale` without doing anything: the newer version has its own task.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from keepui_engine.store import documents
+from keepui_engine.store import parts as part_sql
+
+if TYPE_CHECKING:
+    from keepui_engine.engine import Engine
+    from keepui_engine.store.documents import Row
+    from keepui_engine.work.pending import Task
+
+
+def _head(engine: Engine, task: Task) -> Row | None:
+    head = documents.heads(engine.store.con, [task.doc_id]).get(task.doc_id)
+    if head is None or (task.version is not None and head.version != task.version):
+        return None
+    return head
+
+
+def summarize(engine: Engine, task: Task) -> str:
+    """Replace the head's summary (in place: a summary is derived, not a new version)."""
+    head = _head(engine, task)
+    if head is None:
+        return "stale"
+    text = head.text
+    if text is None:
+        return "no text kept (summary-only store)"
+    summarizer = engine.summarizer
+    context = None
+    if summarizer.uses_context and head.tags:
+        from keepui_engine.work.context import context_for
+
+        context = context_for(engine.store.con, engine.store.index, head.id)
+    summary = summarizer.summarize(text, context=context).strip()
+    if not summary:
+        raise RuntimeError(f"the {summarizer.name} summarizer returned nothing")
+    con = engine.store.con
+    with engine.store.transaction():
+        con.execute(
+            "UPDATE documents SET summary = $3 WHERE id = $1 AND version = $2",
+            [head.id, head.version, summary],
+        )
+        con.execute(
+            "UPDATE vector_keys SET summary = $3 WHERE doc_id = $1 AND version = $2 AND part = 0",
+            [head.id, head.version, summary],
+        )
+    return f"summarized by {summarizer.name}" + (f" with {len(context)} related" if context else "")
+
+
+def analyze(engine: Engine, task: Task) -> str:
+    """Split the head into parts (structure first, then size), replacing its parts."""
+    from keepui_engine.fulltext import add_tail, drop_tail
+    from keepui_engine.types import PutSpec
+    from keepui_engine.writing import plan_parts
+
+    head = _head(engine, task)
+    if head is None:
+        return "stale"
+    if head.text is None:
+        return "no text kept (summary-only store)"
+    h = head.content_hash
+    if head.sys.get("_analyzed_hash") == h and not task.payload.get("force"):
+        return "unchanged since the last analyze"
+    plan = plan_parts(engine, PutSpec(head.text, id=head.id, blocks=task.payload.get("blocks")))
+    texts = {p.content_hash: t for p, t in plan}
+    vecs = engine.embed(list(texts)) if texts else np.empty((0, engine.embedder.dim))
+    by_hash = dict(zip(texts, vecs, strict=True))
+    con = engine.store.con
+    with engine.store.transaction():
+        dropped = [
+            k
+            for (k,) in con.execute(
+                "SELECT key FROM vector_keys WHERE doc_id = $1 AND version = $2 AND part > 0",
+                [head.id, head.version],
+            ).fetchall()
+        ]
+        if dropped:
+            con.execute("DELETE FROM vector_keys WHERE list_contains($1, key)", [dropped])
+            drop_tail(con, np.asarray(dropped, np.int64))
+        part_sql.drop(con, head.id, head.version)
+        rows = [p for p, _ in plan]
+        part_sql.insert(con, head.id, head.version, rows)
+        sys = {**head.sys, "_analyzed_hash": h}
+        con.execute("UPDATE documents SET sys = $2::JSON WHERE id = $1", [head.id, json.dumps(sys)])
+        keys = part_sql.new_keys(con, head.with_(sys=sys), rows, engine.embedder.name)
+        add_tail(con, keys.tolist(), [t for _, t in plan], engine.fulltext.tokenize)
+    if dropped:
+        engine.store.index_remove(np.asarray(dropped, np.int64))
+    engine.index_new(keys, [p.content_hash for p in rows], by_hash)
+    return f"{len(rows)} part(s)"
+
+
+def embed(engine: Engine, task: Task) -> str:
+    """Make sure the head's text (and parts) have vectors in the cache."""
+    head = _head(engine, task)
+    if head is None:
+        return "stale"
+    texts = [head.text or head.summary] + [
+        p.text or p.summary for p in part_sql.of(engine.store.con, head.id, head.version)
+    ]
+    engine.embed(texts)
+    return f"{len(texts)} text(s) embedded"
+
+
+def reindex(engine: Engine, task: Task) -> str:
+    """Re-embed every stored text with the configured model and rebuild the index."""
+    stats = engine.reindex()
+    return f"{stats.vectors} vectors re-embedded with {stats.model}"
+
+
+HANDLERS: dict[str, Any] = {
+    "summarize": summarize,
+    "analyze": analyze,
+    "embed": embed,
+    "reindex": reindex,
+}

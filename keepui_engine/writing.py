@@ -1,0 +1,194 @@
+"""put: new documents and versions with their parts, embedded in one batch (on an open store)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from keepui_engine import inputs, splitting
+from keepui_engine.errors import UsageError
+from keepui_engine.inputs import content_hash
+from keepui_engine.store import documents
+from keepui_engine.store import parts as part_sql
+from keepui_engine.store.documents import Row
+from keepui_engine.types import PutResult, PutSpec
+from keepui_engine.work import pending
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from keepui_engine.engine import Engine
+
+
+def summarize(text: str, limit: int) -> str:
+    """The text cut at a word boundary to at most `limit` characters."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
+
+
+Plan = list[tuple[part_sql.PartRow, str]]
+
+
+def plan_parts(engine: Engine, spec: PutSpec) -> Plan:
+    """The parts a text splits into under the store's [ingest] settings, with their texts."""
+    st = engine.settings
+    blocks = (
+        None
+        if spec.blocks is None
+        else [
+            splitting.Block(str(b["text"]), str(b["kind"]), int(b["index"]), b.get("title"))
+            for b in spec.blocks
+        ]
+    )
+    pieces = splitting.split(
+        spec.text,
+        blocks,
+        chunk_size=st.chunk_size,
+        overlap=st.chunk_overlap,
+        min_size=st.min_chunk_size,
+    )
+    keep = st.keep_content
+    return [
+        (
+            part_sql.PartRow(
+                n,
+                p.kind,
+                p.title,
+                p.position,
+                p.text if keep else None,
+                summarize(p.text, min(st.summary_max_chars, 300)),
+                content_hash(p.text),
+            ),
+            p.text,
+        )
+        for n, p in enumerate(pieces, 1)
+    ]
+
+
+def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutResult]:
+    """Store texts as new documents or new versions; unchanged ones are no-ops."""
+    prepared = []
+    for spec in specs:
+        if not spec.text or not spec.text.strip():
+            raise UsageError(
+                "nothing to store: the text is empty. Give some text, a file "
+                "path, or - to read standard input."
+            )
+        doc_id = inputs.check_id(spec.id) if spec.id is not None else inputs.anonymous_id(spec.text)
+        changes = inputs.parse_tag_args(spec.tags, allow_bare=False)
+        prepared.append((spec, doc_id, changes, content_hash(spec.text)))
+    results: list[PutResult] = []
+    con = engine.store.con
+    old = documents.heads(con, [p[1] for p in prepared])
+    new: dict[str, Row] = {}
+    archive: list[Row] = []
+    plans: dict[str, Plan] = {}
+    explicit = {p[1]: p[0].summary is not None for p in prepared}
+    for spec, doc_id, changes, h in prepared:
+        head = new.get(doc_id) or old.get(doc_id)
+        tags = inputs.merge_tags(head.tags if head else {}, changes)
+        summary = spec.summary or (
+            head.summary
+            if head and head.content_hash == h
+            else summarize(spec.text, engine.settings.summary_max_chars)
+        )
+        same_summary = spec.summary is None or head is not None and head.summary == summary
+        if head and head.content_hash == h and head.tags == tags and same_summary:
+            results.append(PutResult(doc_id, head.version, "unchanged"))
+            continue
+        sys = {
+            "_source": spec.source,
+            "_content_type": spec.content_type,
+            "_content_length": len(spec.text),
+            "_content_hash": h[:12],
+            **{k: v for k, v in spec.meta.items() if k.startswith("_")},
+        }
+        row = Row(
+            doc_id,
+            head.version + 1 if head else 1,
+            spec.text if engine.settings.keep_content else None,
+            summary,
+            tags,
+            sys,
+            h,
+            head.created if head else now,
+            now,
+            now,
+        )
+        if head:
+            archive.append(head)
+        new[doc_id] = row
+        plans[doc_id] = plan_parts(engine, spec)
+        results.append(PutResult(doc_id, row.version, "updated" if head else "created"))
+    texts = {row.content_hash: row_text for row, row_text in _texts(new, prepared)}
+    for plan in plans.values():
+        texts.update(
+            {part.content_hash: text for part, text in plan if part.content_hash not in texts}
+        )
+    hashes = list(texts)
+    vectors = engine.embed([texts[h] for h in hashes]) if hashes else None
+    by_hash = {h: vectors[i] for i, h in enumerate(hashes)} if vectors is not None else {}
+    queue = [row for row in new.values() if _needs_summary(engine, row, old.get(row.id), explicit)]
+    with engine.store.transaction():
+        keys, key_hashes = commit(engine, archive, list(new.values()), plans)
+        for row in queue:
+            pending.enqueue(engine.store.con, "summarize", row.id, row.version, {}, now)
+    engine.index_new(keys, key_hashes, by_hash)
+    return results
+
+
+LLM_PROVIDERS = ("openai-compatible", "mlx")
+
+
+def _needs_summary(engine: Engine, row: Row, before: Row | None, explicit: dict[str, bool]) -> bool:
+    """Queue a summary for new text too long to be its own summary; and, for an LLM summarizer
+    (whose context depends on them), when the user tags changed. The user's own summary stays."""
+    st = engine.settings
+    if st.summary_provider == "truncate" or explicit.get(row.id) or row.text is None:
+        return False
+    if len(row.text.strip()) <= st.summary_max_chars:
+        return False
+    if before is None or before.content_hash != row.content_hash:
+        return True
+    return st.summary_provider in LLM_PROVIDERS and before.tags != row.tags
+
+
+def _texts(
+    new: dict[str, Row], prepared: list[tuple[PutSpec, str, object, str]]
+) -> list[tuple[Row, str]]:
+    """Each new head with the text to embed for it (the spec's text, kept or not)."""
+    by_id = {doc_id: spec.text for spec, doc_id, _, _ in prepared}
+    return [(row, by_id[doc_id]) for doc_id, row in new.items()]
+
+
+def commit(
+    engine: Engine,
+    archive: list[Row],
+    heads: list[Row],
+    plans: dict[str, Plan],
+) -> tuple[np.ndarray, list[str]]:
+    """Write versions, heads, parts and their catalog rows; return new keys and their hashes."""
+    con = engine.store.con
+    documents.archive(con, archive)
+    documents.write_heads(con, heads)
+    model = engine.embedder.name
+    keys = [documents.new_vector_keys(con, heads, model)]
+    hashes = [r.content_hash for r in heads]
+    texts = [r.text or r.summary for r in heads]
+    for row in heads:
+        plan = [part for part, _ in plans.get(row.id) or []]
+        part_sql.insert(con, row.id, row.version, plan)
+        keys.append(part_sql.new_keys(con, row, plan, model))
+        hashes += [p.content_hash for p in plan]
+        texts += [p.text or p.summary for p in plan]
+    documents.set_heads(con, {r.id: r.version for r in heads if r.version > 1})
+    from keepui_engine.fulltext import add_tail
+
+    all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
+    add_tail(con, all_keys.tolist(), texts, engine.fulltext.tokenize)
+    return all_keys, hashes

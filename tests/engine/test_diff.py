@@ -1,0 +1,121 @@
+"""Version diffs as data: line alignment, word spans, tags, offsets and the facade."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from support import make_fake_store
+
+from keepui_engine import NotFound, VersionDiff, Workbench, open_workbench
+from keepui_engine.diff import diff_lines, diff_texts, word_spans
+
+
+def test_word_spans_mark_only_the_changed_words() -> None:
+    left, right = word_spans("the quick brown fox", "the slow brown fox jumps")
+    assert [("the quick brown fox"[a:b]) for a, b in left] == ["quick"]
+    assert [("the slow brown fox jumps"[a:b]) for a, b in right] == ["slow", " jumps"]
+
+
+def test_identical_lines_have_no_spans() -> None:
+    assert word_spans("same line", "same line") == ([], [])
+
+
+def test_rows_align_equal_change_delete_insert() -> None:
+    rows = diff_lines(["a", "b one", "c", "d"], ["a", "b two", "c", "e", "f"])
+    kinds = [(r.kind, r.left_no, r.right_no) for r in rows]
+    assert kinds == [
+        ("equal", 1, 1),
+        ("change", 2, 2),
+        ("equal", 3, 3),
+        ("change", 4, 4),
+        ("insert", None, 5),
+    ]
+    change = rows[1]
+    assert change.left == "b one" and change.right == "b two"
+    assert change.left_spans == [[2, 5]] and change.right_spans == [[2, 5]]
+    assert rows[4].left == "" and rows[4].right == "f"
+
+
+def test_pure_deletion_and_insertion() -> None:
+    rows = diff_texts("keep\ndrop me\nkeep too", "keep\nkeep too\nnew line")
+    assert [r.kind for r in rows] == ["equal", "delete", "equal", "insert"]
+    assert rows[1].left_no == 2 and rows[1].right_no is None
+    assert rows[3].right_no == 3
+
+
+def test_empty_texts() -> None:
+    assert diff_texts("", "") == []
+    assert [r.kind for r in diff_texts("", "one\ntwo")] == ["insert", "insert"]
+
+
+def test_version_diff_defaults_to_previous_vs_current(wb: Workbench) -> None:
+    wb.put("line one\nline two\nline three", id="doc", tags=["topic=a"])
+    wb.put("line one\nline 2\nline three\nline four", id="doc", tags=["topic=b"])
+    diff = wb.diff("doc")
+    assert isinstance(diff, VersionDiff)
+    assert (diff.left_version, diff.right_version) == (1, 2)
+    assert (diff.left_offset, diff.right_offset) == (1, 0)
+    assert (diff.added, diff.removed, diff.changed) == (1, 0, 1)
+    assert [r.kind for r in diff.tags] == ["change"]
+    assert diff.tags[0].left == "topic=a" and diff.tags[0].right == "topic=b"
+    assert VersionDiff.from_dict(diff.to_dict()) == diff
+
+
+def test_version_diff_offsets_and_addresses(wb: Workbench) -> None:
+    for text in ("v1", "v2", "v3"):
+        wb.put(text, id="doc")
+    oldest_vs_current = wb.diff("doc", -1, 0)
+    assert (oldest_vs_current.left_version, oldest_vs_current.right_version) == (1, 3)
+    assert wb.diff("doc@V{2}").left_version == 1
+    backwards = wb.diff("doc", 0, 2)
+    assert backwards.rows[0].left == "v3" and backwards.rows[0].right == "v1"
+    same = wb.diff("doc", 1, 1)
+    assert [r.kind for r in same.rows] == ["equal"] and same.changed == 0
+
+
+def test_version_diff_not_found(wb: Workbench) -> None:
+    wb.put("only one", id="solo")
+    with pytest.raises(NotFound, match="only one version"):
+        wb.diff("solo")
+    with pytest.raises(NotFound):
+        wb.diff("missing")
+    wb.put("now two", id="solo")
+    with pytest.raises(NotFound, match="version"):
+        wb.diff("solo", 5, 0)
+
+
+def test_diff_through_the_socket(store_dir: Path) -> None:
+    owner = open_workbench(store_dir, own=True)
+    try:
+        owner.put("alpha\nbeta", id="doc")
+        owner.put("alpha\ngamma", id="doc")
+        owner.serve()
+        client = open_workbench(store_dir)
+        assert client.diff("doc") == owner.diff("doc")
+    finally:
+        owner.close()
+
+
+def test_diff_of_two_5000_line_texts_is_fast(tmp_path: Path) -> None:
+    left = [f"line {i} of the long document with some words" for i in range(5000)]
+    right = list(left)
+    for i in range(0, 5000, 50):
+        right[i] = right[i].replace("some", "other")
+    del right[100:110]
+    right[2000:2000] = ["inserted line"] * 5
+    start = time.perf_counter()
+    rows = diff_lines(left, right)
+    elapsed = time.perf_counter() - start
+    assert sum(r.kind == "change" for r in rows) >= 90
+    assert elapsed < 1.0, elapsed
+
+
+def test_summary_only_store_diffs_summaries(tmp_path: Path) -> None:
+    store = make_fake_store(tmp_path / "s", keep_content=False)
+    with open_workbench(store, own=True) as bench:
+        bench.put("first words", id="d")
+        bench.put("second words", id="d")
+        diff = bench.diff("d")
+    assert diff.rows[0].kind == "change" and diff.rows[0].right == "second words"

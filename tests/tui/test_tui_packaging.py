@@ -1,0 +1,48 @@
+"""themes/ ships inside the wheel (as keepui/themes) and is found from there."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from keepui import theming
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wheel_contains_the_themes(tmp_path: Path) -> None:
+    pytest.importorskip("setuptools")
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("keepui", "keepui_engine", "themes"):
+        shutil.copytree(ROOT / name, src / name, symlinks=True, ignore=ignore)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path / "dist"), str(src)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    wheel = next((tmp_path / "dist").glob("keepui-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {f"keepui/themes/{n}" for n in theming.THEME_FILES} <= names
+    installed = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(installed)
+    code = "from keepui import theming; print(theming.themes_dir())"
+    found = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(installed), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
+    assert found.returncode == 0, found.stderr
+    assert Path(found.stdout.strip()) == installed / "keepui" / "themes"

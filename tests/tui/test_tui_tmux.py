@@ -1,0 +1,79 @@
+"""Smoke test in a real terminal: `keepui --store X` in tmux, type a query, read the screen."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from support import make_fake_store
+
+from keepui_engine import open_workbench
+
+KEEPUI = Path(sys.executable).with_name("keepui")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.skipif(not KEEPUI.exists(), reason="the keepui script is not installed"),
+]
+
+
+class Tmux:
+    """A private tmux server (its own socket) running one session."""
+
+    def __init__(self, name: str) -> None:
+        self.base = ["tmux", "-L", name]
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(
+            [*self.base, *args], capture_output=True, text=True, timeout=30, check=False
+        )
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "smoke")
+
+    def wait_for(self, check: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+        """Poll the pane until `check` holds (a terminal gives no event to wait on)."""
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if check(text):
+                return text
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{text}")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    server = Tmux(f"keepui-test-{os.getpid()}-{tmp_path.name}")
+    yield server
+    server.run("kill-server")
+
+
+def test_type_a_query_and_read_the_results(tmp_path: Path, tmux: Tmux) -> None:
+    store = make_fake_store(tmp_path / "store")
+    with open_workbench(store, own=True) as wb:
+        wb.put("We chose DuckDB for storage.", id="storage-decision", tags=["topic=storage"])
+        wb.put("Rivers of Europe: the Danube and the Rhine.", id="rivers")
+    command = f"{KEEPUI} --store {store}"
+    tmux.run("new-session", "-d", "-s", "smoke", "-x", "120", "-y", "40", command)
+    tmux.wait_for(lambda s: "model ready" in s, "the first paint and the model")
+    tmux.run("send-keys", "-t", "smoke", "DuckDB storage", "Enter")
+    screen = tmux.wait_for(lambda s: "storage-decision" in s and "score" in s, "the results")
+    assert "1 DuckDB storage" in screen  # the result tab
+    assert "2 items · 2 versions" in screen
+    found = subprocess.run(
+        [str(KEEPUI), "find", "Danube", "--ids", "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert found.returncode == 0 and "rivers" in found.stdout.split()
+    tmux.run("send-keys", "-t", "smoke", "C-q")
+    tmux.wait_for(lambda _: "smoke" not in tmux.run("list-sessions"), "the app to quit", 15)

@@ -1,0 +1,103 @@
+"""Helpers for the Pilot tests: deterministic seed data, waiting for workers, screen text."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.pilot import Pilot
+
+    from keepui_engine import Workbench
+
+T0 = datetime(2026, 11, 2, 9, 0, 0)
+"""The frozen engine clock starts here (naive UTC) and ticks a minute per write."""
+NOW = datetime(2026, 11, 4, 12, 0, 0, tzinfo=UTC)
+"""The UI's frozen "now" (ages are measured from it)."""
+
+STORAGE_V1 = "We chose DuckDB for storage.\nOne file holds every table."
+STORAGE_V2 = (
+    "We chose DuckDB for storage.\nOne file holds every table and every version.\n"
+    "Backups copy the directory."
+)
+SEED: list[tuple[str, str, list[str]]] = [
+    ("storage", STORAGE_V1, ["topic=storage"]),
+    ("storage", STORAGE_V2, ["topic=storage", "status=decided"]),
+    ("vectors", "The vector index is usearch, exact below 30k vectors.", ["topic=search"]),
+    ("bm25", "BM25 scores words; hybrid search fuses it with dense similarity.", ["topic=search"]),
+    ("rivers", "Rivers of Europe: the Danube and the Rhine.", ["topic=geo"]),
+    ("meeting", "Meeting notes: storage review, backups, and the search roadmap.", []),
+]
+
+
+T_AFTER_SEED = T0 + timedelta(minutes=len(SEED))
+"""Where the frozen clock stands once the seed is written."""
+
+
+class Clock:
+    """A clock that ticks one minute per call (the engine's `_now`)."""
+
+    def __init__(self, start: datetime = T0) -> None:
+        self.t = start
+
+    def __call__(self) -> datetime:
+        self.t += timedelta(minutes=1)
+        return self.t
+
+
+def seed(wb: Workbench) -> None:
+    """Put the seed documents (storage gets two versions)."""
+    for doc_id, text, tags in SEED:
+        wb.put(text, id=doc_id, tags=tags)
+
+
+async def settle(app: App[Any], pilot: Pilot[Any], rounds: int = 3) -> None:
+    """Wait for every worker and every message they posted (chains of workers included)."""
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def screen_text(app: App[Any]) -> str:
+    """The current screen as plain text (what a user would read)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    screen = app.screen._compositor.render_update(
+        full=True, screen_stack=app._background_screens, simplify=True
+    )
+    console.print(screen)
+    return console.export_text()
+
+
+async def submit(app: App[Any], pilot: Pilot[Any], text: str) -> None:
+    """Put text in the search bar and press Enter (typing it key by key is slow), then wait."""
+    from textual.widgets import Input
+
+    box = app.screen.query_one("#search-input", Input)
+    box.value = text
+    box.focus()
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+async def search(app: App[Any], pilot: Pilot[Any], text: str) -> None:
+    """Run a search from the bar; fail if it ends in an error dialog."""
+    from keepui.screens.error import ErrorModal
+
+    await submit(app, pilot, text)
+    screen = app.screen
+    if isinstance(screen, ErrorModal):
+        raise AssertionError(f"search {text!r} failed: {screen.error_title}: {screen.message}")
