@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane, Tabs
 
 from keepui.widgets.result_pane import ResultPane
 from keepui_engine import FindQuery, FindResult, SearchRecord
@@ -30,7 +30,15 @@ class ResultTabs(TabbedContent):
         pane = ResultPane(q, result, record, id=f"{pane_id}-table")
         await self.add_pane(TabPane(tab_label(q, self._opened), pane, id=pane_id))
         self.active = pane_id
+        # Textual measures the active tab's underline after the next refresh, which can come
+        # before the new tab is laid out (a zero-width underline); measure once more after it.
+        self.call_after_refresh(self._underline)
         return pane
+
+    def _underline(self) -> None:
+        tabs = self.query(Tabs)
+        if tabs:
+            tabs.first()._highlight_active(animate=False)
 
     @property
     def panes(self) -> list[ResultPane]:

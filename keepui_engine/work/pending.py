@@ -87,21 +87,15 @@ def claim(
 ) -> Task | None:
     """Claim the oldest runnable task (its `run_after` has come), or None.
 
-    The caller holds the store (the cross-process lock and the owner's serial lock), so the
-    select-then-update cannot race; the state test in the UPDATE keeps it safe regardless.
+    One statement picks and marks the task; the caller holds the store (the cross-process
+    lock and the owner's serial lock), so no other claim runs at the same time.
     """
-    rec = con.execute(
-        f"SELECT {COLS} FROM pending WHERE state IN ('queued', 'failed') AND run_after <= $1 "
-        "AND list_contains($2, task) ORDER BY run_after, id LIMIT 1",
-        [now, list(tasks)],
-    ).fetchone()
-    if rec is None:
-        return None
     got = con.execute(
-        "UPDATE pending SET state = 'running', owner = $2, claimed_at = $3, "
-        "attempts = attempts + 1, updated = $3 WHERE id = $1 AND state IN ('queued', 'failed') "
-        f"RETURNING {COLS}",
-        [rec[0], owner, now],
+        "UPDATE pending SET state = 'running', owner = $2, claimed_at = $1, "
+        "attempts = attempts + 1, updated = $1 WHERE id = (SELECT id FROM pending "
+        "WHERE state IN ('queued', 'failed') AND run_after <= $1 AND list_contains($3, task) "
+        f"ORDER BY run_after, id LIMIT 1) RETURNING {COLS}",
+        [now, owner, list(tasks)],
     ).fetchone()
     return None if got is None else _task(got)
 

@@ -55,11 +55,23 @@ def seed(wb: Workbench) -> None:
         wb.put(text, id=doc_id, tags=tags)
 
 
-async def settle(app: App[Any], pilot: Pilot[Any], rounds: int = 3) -> None:
-    """Wait for every worker and every message they posted (chains of workers included)."""
-    for _ in range(rounds):
+async def settle(app: App[Any], pilot: Pilot[Any], rounds: int = 2) -> None:
+    """Wait until workers and the messages they post have all been handled.
+
+    A worker's message often starts another worker (a search opens a tab, whose highlighted
+    hit loads its text), so wait until `rounds` passes in a row find no worker left.
+    """
+    quiet = 0
+    for _ in range(50):
         await app.workers.wait_for_complete()
         await pilot.pause()
+        if all(worker.is_finished for worker in app.workers):
+            quiet += 1
+            if quiet >= rounds:
+                return
+        else:
+            quiet = 0
+    raise AssertionError("the app never settled: workers kept starting")
 
 
 def screen_text(app: App[Any]) -> str:
