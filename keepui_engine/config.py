@@ -216,14 +216,8 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     ing = data.get("ingest", {})
     sm = data.get("summarization", {})
     qu = data.get("queue", {})
-    providers = (
-        "extractive",
-        "truncate",
-        "first_paragraph",
-        "passthrough",
-        "openai-compatible",
-        "mlx",
-    )
+    from keepui_engine.providers.summary import SUMMARIZERS as providers
+
     if sm.get("provider", "extractive") not in providers:
         raise ConfigError(
             f"{where}: [summarization] provider = {sm.get('provider')!r}; choose one of "

@@ -46,14 +46,20 @@ def dedup(hits: list[Hit], vectors: np.ndarray, cutoff: float) -> tuple[list[Hit
     """
     if len(hits) < 2:
         return hits, 0
-    sims = vectors @ vectors.T
+    import numpy as np
+
+    close = (vectors @ vectors.T) > cutoff
+    group_of = np.full(len(hits), -1)
     groups: list[list[int]] = []
     for i in range(len(hits)):
-        home = next((g for g in groups if any(sims[i, j] > cutoff for j in g)), None)
-        if home is None:
-            groups.append([i])
+        near = group_of[:i][close[i, :i]]
+        if len(near):
+            home = int(near.min())  # the earliest group with a member this close
+            groups[home].append(i)
+            group_of[i] = home
         else:
-            home.append(i)
+            group_of[i] = len(groups)
+            groups.append([i])
     kept = []
     for group in groups:
         newest = max(group, key=lambda i: (hits[i].updated, -i))

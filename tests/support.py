@@ -22,3 +22,21 @@ def make_fake_store(path: Path, **overrides: object) -> Path:
         text = "\n".join(lines) + "\n"
     (path / "keepui.toml").write_text(text)
     return path
+
+
+def break_summarizer(store: Path, **queue: int) -> None:
+    """Point the store's summarizer at a closed local port (every summary fails fast)."""
+    toml = (store / "keepui.toml").read_text()
+    toml = toml.replace('provider = "extractive"', 'provider = "openai-compatible"')
+    toml = toml.replace(
+        '# base_url = "http://127.0.0.1:11434/v1"', 'base_url = "http://127.0.0.1:9/v1"'
+    )
+    toml = toml.replace('# model = "llama3.2"', 'model = "m"').replace(
+        "timeout_s = 60", "timeout_s = 1"
+    )
+    for key, value in queue.items():
+        toml = "\n".join(
+            f"{key} = {value}" if line.startswith(f"{key} =") else line
+            for line in toml.splitlines()
+        )
+    (store / "keepui.toml").write_text(toml + "\n")

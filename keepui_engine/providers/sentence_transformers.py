@@ -66,7 +66,7 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.empty((0, self.dim), np.float32)
         try:
-            if self._torch is None and len(texts) <= NUMPY_MAX_TEXTS:
+            if len(texts) <= NUMPY_MAX_TEXTS:  # also once torch is loaded: 5 ms, not 50
                 return np.asarray(self._numpy_model().encode(texts), np.float32)
             model = self._torch_model()
             vecs = model.encode(

@@ -114,16 +114,18 @@ def _columns(rows: list[Row], *, with_created: bool) -> list[list[Any]]:
     return cols
 
 
+def allocate_keys(con: duckdb.DuckDBPyConnection, n: int) -> list[int]:
+    """n fresh vector keys from the store's sequence (keys are never derived from ids)."""
+    return [
+        k for (k,) in con.execute("SELECT nextval('vector_key_seq') FROM range($1)", [n]).fetchall()
+    ]
+
+
 def new_vector_keys(con: duckdb.DuckDBPyConnection, rows: list[Row], model: str) -> np.ndarray:
     """Allocate a vector key for each new version row and record it in the search catalog."""
     if not rows:
         return np.empty(0, np.int64)
-    keys = [
-        k
-        for (k,) in con.execute(
-            "SELECT nextval('vector_key_seq') FROM range($1)", [len(rows)]
-        ).fetchall()
-    ]
+    keys = allocate_keys(con, len(rows))
     con.execute(
         "INSERT INTO vector_keys SELECT unnest($1), unnest($2), unnest($3), 0, unnest($4), $5, "
         "unnest($3), unnest($6), unnest($7)::JSON, unnest($8)::JSON, unnest($9), unnest($10)",

@@ -71,12 +71,9 @@ def new_keys(
     """Allocate catalog rows (part = N) for the parts of a head version; return their keys."""
     if not rows:
         return np.empty(0, np.int64)
-    keys = [
-        k
-        for (k,) in con.execute(
-            "SELECT nextval('vector_key_seq') FROM range($1)", [len(rows)]
-        ).fetchall()
-    ]
+    from keepui_engine.store.documents import allocate_keys
+
+    keys = allocate_keys(con, len(rows))
     con.execute(
         "INSERT INTO vector_keys SELECT unnest($1), $2, $3, unnest($4), unnest($5), $6, $3, "
         "unnest($7), $8::JSON, $9::JSON, $10, $11",

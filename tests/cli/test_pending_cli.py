@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support import make_fake_store
+from support import break_summarizer, make_fake_store
 
 LONG = " ".join(
     f"Sentence {i} is about the tides, the boats and the harbour wall." for i in range(40)
@@ -48,15 +48,7 @@ def test_put_queues_work_that_drain_finishes(store_dir: Path) -> None:
 
 def test_dead_letters_are_kept_retried_and_purged(tmp_path: Path) -> None:
     store = make_fake_store(tmp_path / "s")
-    toml = (store / "keepui.toml").read_text()
-    toml = toml.replace('provider = "extractive"', 'provider = "openai-compatible"')
-    toml = toml.replace(
-        '# base_url = "http://127.0.0.1:11434/v1"', 'base_url = "http://127.0.0.1:9/v1"'
-    )
-    toml = toml.replace('# model = "llama3.2"', 'model = "m"').replace(
-        "max_attempts = 5", "max_attempts = 1"
-    )
-    (store / "keepui.toml").write_text(toml)
+    break_summarizer(store, max_attempts=1)
     assert run(store, "put", LONG, "-i", "long").returncode == 0
     drained = js(store, "pending", "--drain")
     assert [r["outcome"] for r in drained["drained"]] == ["dead"]  # type: ignore[union-attr]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from support import make_fake_store
+from support import break_summarizer, make_fake_store
 
 from keepui_engine import Workbench, open_workbench
 from keepui_engine.store.schema import migrate
@@ -118,15 +118,7 @@ def test_put_queues_a_summary_and_drain_writes_it_in_place(wb: Workbench) -> Non
 
 def test_failures_are_visible_in_get_and_pending(tmp_path: Path) -> None:
     store = make_fake_store(tmp_path / "s")
-    toml = (store / "keepui.toml").read_text()
-    toml = toml.replace('provider = "extractive"', 'provider = "openai-compatible"')
-    toml = toml.replace(
-        '# base_url = "http://127.0.0.1:11434/v1"', 'base_url = "http://127.0.0.1:9/v1"'
-    )
-    toml = toml.replace('# model = "llama3.2"', 'model = "nothing"').replace(
-        "timeout_s = 60", "timeout_s = 1"
-    )
-    (store / "keepui.toml").write_text(toml)
+    break_summarizer(store)
     with open_workbench(store, own=True) as wb:
         wb.put(LONG, id="long")
         (result,) = wb.drain()
