@@ -10,10 +10,12 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI and map failures to exit codes (never a traceback for known errors)."""
     args = sys.argv[1:] if argv is None else argv
     try:
-        if not args:  # bare `keepui`: the workbench, without the Typer detour
-            from keepui.cli.tui import run_tui
+        if not args and sys.stdin.isatty() and sys.stdout.isatty():
+            from keepui.cli.tui import run_tui  # bare `keepui`: the workbench, no Typer detour
 
             code: int | None = run_tui(None)
+        elif not args:  # not in a terminal (a script, a pipe): the help, as before
+            code = _run_typer(["--help"])
         else:
             from keepui.cli import fastfind
 

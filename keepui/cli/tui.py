@@ -14,8 +14,16 @@ def run_tui(store: str | None) -> int:
     Returns:
         The exit code (2 when the store cannot be opened).
     """
+    import sys
+
     from keepui_engine import KeepuiError, open_workbench
 
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        sys.stderr.write(
+            "Error: the workbench needs a terminal (stdin and stdout are not both one). "
+            "Run keepui in a terminal, or use the commands: keepui --help.\n"
+        )
+        return 1
     try:
         wb = open_workbench(store, own=True)
     except KeepuiError as exc:

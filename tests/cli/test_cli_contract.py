@@ -225,3 +225,16 @@ def test_find_explain_shows_every_component(store_dir: Path) -> None:
     assert "a0" in result.stdout and "hybrid search" in result.stdout
     both = run(store_dir, "find", "fox", "--explain", "--json")
     assert both.returncode == 1
+
+
+def test_bare_keepui_outside_a_terminal_prints_help_and_tui_refuses(store_dir: Path) -> None:
+    bare = subprocess.run(
+        [sys.executable, "-m", "keepui"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert bare.returncode == 0 and "Usage" in bare.stdout
+    tui = run(store_dir, "tui")
+    assert tui.returncode == 1 and "terminal" in tui.stderr
