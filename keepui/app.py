@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import App
@@ -12,20 +12,23 @@ from textual.reactive import reactive
 from textual.worker import Worker, WorkerState
 
 from keepui.commands import KeepuiCommands
-from keepui.messages import EngineFailed, ModelReady, StoreChanged, StoreStats
+from keepui.messages import EngineFailed, ModelReady, QueueChanged, StoreChanged, StoreStats
 from keepui.screens.error import ErrorModal, describe
 from keepui.screens.help import HelpScreen
 from keepui.screens.main import MainScreen
+from keepui.screens.queue import QueueModal
 from keepui.theming import DEFAULT_THEME, THEMES, configured_theme, css_paths, derived_variables
+from keepui.widgets.queue_status import QueueStatus
 from keepui_engine import KeepuiError, Stats, Workbench
 
 
 class KeepuiApp(App[None]):
     """The research workbench.
 
-    The model loads in a thread worker after the first paint; a poll of the store's counts
-    every `poll_interval` seconds notices writes from other processes (which reach this one
-    through the store socket) and refreshes the screens.
+    The model loads in a thread worker after the first paint; a poll of the store's counts and
+    of the background queue every `poll_interval` seconds (and right after each write from the
+    TUI) notices writes from other processes (which reach this one through the store socket)
+    and the worker thread's progress, and refreshes the screens.
 
     Args:
         workbench: A Workbench that owns its store (and usually serves it).
@@ -40,6 +43,7 @@ class KeepuiApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
+        Binding("p", "show_queue", "Show queue", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -47,6 +51,8 @@ class KeepuiApp(App[None]):
     """`loading`, `ready` or `failed`: the embedding model's state, shown in the status bar."""
     stats: reactive[Stats | None] = reactive(None)
     """The latest store counts."""
+    queue: reactive[dict[str, Any] | None] = reactive(None)
+    """The latest `Workbench.pending()` report (None until the first poll)."""
 
     def __init__(
         self,
@@ -60,6 +66,7 @@ class KeepuiApp(App[None]):
         self.workbench = workbench
         self.poll_interval = poll_interval
         self._warm = warm_up
+        self._poll_again = False
         for palette in THEMES:
             self.register_theme(palette)
         wanted = theme or configured_theme(workbench.store) or DEFAULT_THEME
@@ -105,18 +112,29 @@ class KeepuiApp(App[None]):
         self.model_state = "ready"
 
     def action_poll(self) -> None:
-        """Read the store's counts now (in a worker), unless a poll is still waiting."""
+        """Read the store's counts and the queue now (in a worker).
+
+        While a poll is still waiting (a long write holds the store) no second thread starts;
+        one more poll runs when it ends, so a write is never missed.
+        """
         if any(w.group == "poll" and not w.is_finished for w in self.workers):
-            return  # the store is busy (a long write holds it): do not pile up threads
+            self._poll_again = True
+            return
+        self._poll_again = False
         self._poll()
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self) -> None:
+        # A poll that fails says nothing; the next user action will show the error.
         try:
-            stats = self.workbench.stats()
+            self.post_message(StoreStats(self.workbench.stats()))
+            self.post_message(QueueChanged(self.workbench.pending()))
         except KeepuiError:
-            return  # a poll that fails says nothing; the next user action will show the error
-        self.post_message(StoreStats(stats))
+            return
+
+    def on_queue_changed(self, message: QueueChanged) -> None:
+        """Keep the latest queue report; the queue line and dialog follow `queue`."""
+        self.queue = message.report
 
     def on_store_stats(self, message: StoreStats) -> None:
         """Tell every screen when the counts moved (a write here or in another process)."""
@@ -130,6 +148,8 @@ class KeepuiApp(App[None]):
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "poll" and event.worker.is_finished and self._poll_again:
+            self.action_poll()
         if event.state is not WorkerState.ERROR or event.worker.error is None:
             return
         if event.worker.group == "model":
@@ -140,6 +160,15 @@ class KeepuiApp(App[None]):
         """The one error path: every failure ends in an ErrorModal with its title."""
         title, text = describe(message.error)
         self.push_screen(ErrorModal(title, text))
+
+    def action_show_queue(self) -> None:
+        """Open the queue dialog: failures with their errors, retry and purge."""
+        if not isinstance(self.screen, QueueModal):
+            self.push_screen(QueueModal(self.workbench))
+
+    @on(QueueStatus.Selected)
+    def _queue_clicked(self) -> None:
+        self.action_show_queue()
 
     def action_help(self) -> None:
         """Show the key reference."""

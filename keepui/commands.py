@@ -1,4 +1,4 @@
-"""Command palette (Ctrl+P): every bound action of the screen, the themes, and past searches."""
+"""Command palette (Ctrl+P): every bound action of the screen, the queue, themes, past searches."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ class KeepuiCommands(Provider):
             seen.add(binding.action)
             run = partial(self.app.run_action, binding.action, active.node)
             out.append((binding.description, f"key: {binding.key_display or key}", run))
+        show_queue = getattr(self.app, "action_show_queue", None)
+        if "show_queue" not in seen and callable(show_queue):
+            # a focused input consumes `p`, which hides the binding: offer it anyway
+            out.append(("Show queue", "key: p · failures, retry, purge", show_queue))
         for theme in THEMES:
             switch = partial(setattr, self.app, "theme", theme.name)
             out.append((f"Theme: {theme.name}", "switch colours", switch))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from textual.message import Message
 
@@ -45,6 +46,18 @@ class StoreStats(Message):
 
 
 @dataclass
+class QueueChanged(Message):
+    """The background queue's latest report, from the poll or after a queue action."""
+
+    report: dict[str, Any]
+    """`Workbench.pending()`: counts by task and state, runnable, failures, running work."""
+
+    def can_replace(self, message: Message) -> bool:
+        """A newer report makes an unprocessed older one pointless (bursts collapse)."""
+        return isinstance(message, QueueChanged)
+
+
+@dataclass
 class StoreChanged(Message):
     """The store's counts changed (another process, or this one, wrote to it)."""
 
@@ -60,10 +73,16 @@ class SearchFinished(Message):
     """What it asked for."""
     result: FindResult
     """What it found."""
-    record: SearchRecord | None
-    """Its entry in the search history (None for a refresh, which is not recorded)."""
     pane_id: str | None = None
     """The result tab to update, or None to open a new tab."""
+
+
+@dataclass
+class SearchRecorded(Message):
+    """A new search was written to the search history (just after its results were posted)."""
+
+    record: SearchRecord
+    """Its history entry (refreshes of a tab are not recorded)."""
 
 
 @dataclass
@@ -117,4 +136,6 @@ class WriteDone(Message):
     doc_id: str
     """The document written."""
     action: str
-    """created, updated, unchanged, reverted, deleted or purged."""
+    """created, updated, unchanged, reverted, deleted, purged, or ingested (a folder)."""
+    severity: str = "information"
+    """The notification's severity (`warning` when some files of a folder failed)."""

@@ -19,32 +19,45 @@ from keepui.messages import EngineFailed, ItemLoaded, WriteDone
 from keepui.screens.confirm import ConfirmModal
 from keepui.screens.forms import FileInput, FileModal, NoteInput, NoteModal, TagEdit, TagsModal
 from keepui.widgets.format import tag_pairs
+from keepui.widgets.status_bar import StatusBar
 from keepui_engine import DeleteResult, Item, PutResult, UsageError, Workbench
 
-MARKDOWN = {".md", ".markdown"}
+Progress = Callable[[int, int, str], None] | None
+"""`(done, total, source)` as the files of a folder are stored."""
+MAX_LISTED = 3
+"""Failed files of a folder named in the notification (the rest are counted)."""
 
 
-def read_text_file(raw: str) -> tuple[str, str, str]:
-    """(text, file:// id, content type) of a UTF-8 text file.
+def add_target(raw: str) -> str:
+    """What the user typed in the file form, as `Workbench.ingest` takes it (`~` expanded)."""
+    raw = raw.strip()
+    if raw.startswith(("http://", "https://", "file://")):
+        return raw
+    return str(Path(raw).expanduser())
+
+
+def ingest_done(
+    wb: Workbench, target: str, tags: list[str], progress: Progress = None
+) -> WriteDone:
+    """Add one file or URL (any format; errors raise), or a folder (problems are counted).
 
     Raises:
-        UsageError: No such file, a directory, unreadable, not UTF-8, or binary.
+        KeepuiError: The file or URL cannot be read or stored (the error dialog shows it).
     """
-    path = Path(raw).expanduser()
-    if not path.exists():
-        raise UsageError(f"{path}: no such file. Check the path.", "File not found")
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory; add its files one by one.", "Not a file")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}. Check its permissions.") from exc
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; only text files can be added.") from None
-    if "\x00" in text:
-        raise UsageError(f"{path} looks binary; only text and markdown files can be added.")
-    ctype = "text/markdown" if path.suffix.lower() in MARKDOWN else "text/plain"
-    return text, path.resolve().as_uri(), ctype
+    if not Path(target).is_dir():
+        entry = wb.ingest([target], tags=tags, strict=True).entries[0]
+        notes = f"; {'; '.join(entry.notes)}" if entry.notes else ""
+        text = f"{entry.status} {entry.id} (version {entry.version}){notes}"
+        return WriteDone(text, entry.id or target, entry.status)
+    report = wb.ingest([target], tags=tags, strict=False, progress=progress)
+    counts = report.to_dict()["counts"]
+    text = f"{target}: " + ", ".join(f"{n} {key}" for key, n in counts.items())
+    failed = report.failed
+    for entry in failed[:MAX_LISTED]:
+        text += f"\n{Path(entry.source).name}: {entry.reason}"
+    if len(failed) > MAX_LISTED:
+        text += f"\n… and {len(failed) - MAX_LISTED} more (keepui put {target} lists them all)"
+    return WriteDone(text, "", "ingested", "warning" if failed else "information")
 
 
 def _put_done(r: PutResult) -> WriteDone:
@@ -90,7 +103,7 @@ class WorkbenchScreen(Screen[None]):
         doc_id = self._target_id()
         if doc_id is not None:
             self.app.copy_to_clipboard(doc_id)
-            self.notify(f"copied {doc_id}")
+            self.notify(f"copied {doc_id}", markup=False)
 
     def action_copy_json(self) -> None:
         """Copy the selected hit or document as JSON."""
@@ -99,7 +112,7 @@ class WorkbenchScreen(Screen[None]):
             self.notify("Select a document first.", severity="warning")
             return
         self.app.copy_to_clipboard(json.dumps(found[1], ensure_ascii=False))
-        self.notify(f"copied {found[0]} as JSON")
+        self.notify(f"copied {found[0]} as JSON", markup=False)
 
     def action_edit(self) -> None:
         """Open the document's text in $EDITOR; a changed text is saved as a new version."""
@@ -179,8 +192,13 @@ class WorkbenchScreen(Screen[None]):
         self.post_message(op())
 
     def on_write_done(self, message: WriteDone) -> None:
-        """Say what happened and let the app refresh what changed."""
-        self.notify(message.text)
+        """Say what happened and let the app refresh what changed (counts and the queue)."""
+        if message.action == "ingested":
+            self.set_activity("")
+        severity = "warning" if message.severity == "warning" else "information"
+        timeout = 8 if severity == "warning" else 4
+        # ids, file names and errors are data, never markup
+        self.notify(message.text, severity=severity, timeout=timeout, markup=False)
         self.app.call_later(self.app.run_action, "poll")
         self.after_write(message)
 
@@ -196,18 +214,22 @@ class WorkbenchScreen(Screen[None]):
             self.write(lambda: _put_done(self.wb.put(note.text, id=note.id, tags=note.tags)))
 
     def action_add_file(self) -> None:
-        """Add a text file by path."""
+        """Add a file of any format, a folder, or an http(s) URL."""
         self.app.push_screen(FileModal(), self._file_entered)
 
     def _file_entered(self, entry: object) -> None:
         if isinstance(entry, FileInput):
+            target = add_target(entry.path)
 
-            def put_file() -> WriteDone:
-                text, uri, ctype = read_text_file(entry.path)
-                r = self.wb.put(text, id=uri, tags=entry.tags, source="file", content_type=ctype)
-                return _put_done(r)
+            def progress(done: int, total: int, source: str) -> None:
+                self.app.call_from_thread(self.set_activity, f"adding files {done}/{total}…")
 
-            self.write(put_file)
+            self.write(lambda: ingest_done(self.wb, target, entry.tags, progress))
+
+    def set_activity(self, text: str) -> None:
+        """Say in the status bar what is running (empty: nothing)."""
+        for bar in self.query(StatusBar):
+            bar.activity = text
 
     def _tags_entered(self, doc_id: str, edit: object) -> None:
         if isinstance(edit, TagEdit):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from keepui.widgets.diff_view import DiffPane, DiffView
+from keepui.widgets.footer import KeepuiFooter
 from keepui.widgets.format import short_time
 from keepui_engine import VersionDiff
 
@@ -45,7 +46,7 @@ class DiffScreen(Screen[None]):
         yield Static(diff_title(self.diff), id="diff-title", markup=False)
         yield Static(tags_summary(self.diff), id="diff-tags", markup=False)
         yield DiffView(self.diff.rows, id="diff-view")
-        yield Footer()
+        yield KeepuiFooter()
 
     def on_mount(self) -> None:
         """Name the panes and focus the left one."""

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, OptionList, Static
+from textual.content import Content
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from keepui.messages import DiffReady, DocumentLoaded, ItemLoaded, StoreChanged, WriteDone
 from keepui.screens.base import WorkbenchScreen
-from keepui.widgets.format import first_line, num, short_time, tag_pairs
+from keepui.widgets.footer import KeepuiFooter
+from keepui.widgets.format import first_line, num, pending_text, short_time, tag_pairs
 from keepui.widgets.keys import OPTION_KEYS
 from keepui.widgets.parts_tree import PartsTree
+from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.status_bar import StatusBar
 from keepui.widgets.version_timeline import VersionTimeline
 from keepui_engine import Hit, Item, Workbench
@@ -26,6 +31,17 @@ class SimilarList(OptionList):
     """Documents close to this one; Enter opens one."""
 
     BINDINGS = OPTION_KEYS
+
+
+def describe_pending(item: Item) -> Text:
+    """The document's unfinished background work, one task a line (failures marked)."""
+    text = Text()
+    for i, entry in enumerate(item.pending):
+        failed = entry.get("state") in ("failed", "dead")
+        text.append("\n" if i else "")
+        text.append("⚠ " if failed else "… ", style="bold" if failed else "")
+        text.append(pending_text(entry))
+    return text
 
 
 def describe_item(item: Item) -> Text:
@@ -68,6 +84,7 @@ class DocumentScreen(WorkbenchScreen):
     def compose(self) -> ComposeResult:
         """Header; timeline, parts and similar items on the left; the text on the right."""
         yield Static(id="doc-header")
+        yield Static(id="doc-pending")
         with Horizontal(id="doc-body"):
             with Vertical(id="doc-side"):
                 yield VersionTimeline(id="timeline")
@@ -75,8 +92,10 @@ class DocumentScreen(WorkbenchScreen):
                 yield SimilarList(id="similar")
             with VerticalScroll(id="doc-content"):
                 yield Static(id="doc-text", markup=False)
-        yield StatusBar(id="status")
-        yield Footer()
+        with Horizontal(id="status-row"):
+            yield StatusBar(id="status")
+            yield QueueStatus(id="queue-status")
+        yield KeepuiFooter()
 
     def on_mount(self) -> None:
         """Title the panes and load the document."""
@@ -85,8 +104,10 @@ class DocumentScreen(WorkbenchScreen):
         self.query_one("#similar").border_title = "similar"
         self.query_one("#doc-content").border_title = "text"
         self.query_one("#doc-header", Static).update(f"loading {self.doc_id}…")
+        self.query_one("#doc-pending").display = False
         self.query_one("#timeline").focus()
         self.load_document()
+        self.watch(self.app, "queue", self._queue_moved, init=False)
 
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
     def load_document(self) -> None:
@@ -111,17 +132,32 @@ class DocumentScreen(WorkbenchScreen):
         self.item = message.item
         self.similar = message.similar
         self.query_one("#doc-header", Static).update(describe_item(message.item))
+        self._show_pending(message.item)
         self.query_one("#timeline", VersionTimeline).set_versions(message.versions)
         self.query_one("#parts", PartsTree).set_parts(message.parts)
         similar = self.query_one("#similar", SimilarList)
         similar.clear_options()
         similar.add_options(
-            Option(f"{num(h.score)}  {h.id}  {first_line(h.summary, 30)}", id=f"sim-{i}")
+            Option(Content(f"{num(h.score)}  {h.id}  {first_line(h.summary, 30)}"), id=f"sim-{i}")
             for i, h in enumerate(message.similar)
         )
         if message.similar:
             similar.highlighted = 0
         self._show_text(message.item)
+
+    def _show_pending(self, item: Item) -> None:
+        box = self.query_one("#doc-pending", Static)
+        box.display = bool(item.pending)
+        box.set_class(any(e.get("state") in ("failed", "dead") for e in item.pending), "-failed")
+        box.update(describe_pending(item))
+
+    def _queue_moved(self, report: dict[str, Any] | None) -> None:
+        """Background work moved: reload when this document had (or now has) work outstanding."""
+        if self.item is None:
+            return
+        listed = [*(report or {}).get("failures", []), *(report or {}).get("running", [])]
+        if self.item.pending or any(e.get("doc_id") == self.doc_id for e in listed):
+            self.load_document()
 
     def _show_text(self, item: Item, title: str | None = None) -> None:
         content = self.query_one("#doc-content", VerticalScroll)

@@ -1,4 +1,4 @@
-"""Modal forms for writing from the TUI: a new note, a text file, a document's tags."""
+"""Modal forms for writing from the TUI: a new note, a file / folder / URL, a document's tags."""
 
 from __future__ import annotations
 
@@ -41,10 +41,10 @@ class NoteInput:
 
 @dataclass
 class FileInput:
-    """A text file to put."""
+    """A file of any format, a folder or an http(s) URL to add."""
 
     path: str
-    """Its path (`~` allowed)."""
+    """Its path (`~` allowed) or URL."""
     tags: list[str] = field(default_factory=list)
     """`key=value` tags."""
 
@@ -133,13 +133,15 @@ class NoteModal(_Form):
 
 
 class FileModal(_Form):
-    """Add a text file by path, with tags."""
+    """Add a file of any format, a whole folder, or an http(s) URL, with tags."""
 
     def compose(self) -> ComposeResult:
         """Path and tags inputs, buttons."""
         with Vertical(classes="modal-box form-box"):
-            yield Label("Add a text file", classes="modal-title")
-            yield Input(placeholder="path, e.g. ~/notes/meeting.md", id="file-path")
+            yield Label("Add a file, folder or URL (any format)", classes="modal-title")
+            yield Input(
+                placeholder="e.g. ~/notes/meeting.pdf, ~/papers/ or https://…", id="file-path"
+            )
             yield Input(placeholder="tags: topic=db", id="file-tags")
             yield from self.buttons()
 
@@ -156,7 +158,7 @@ class FileModal(_Form):
         """Close with a FileInput (refuses an empty path)."""
         path = self.query_one("#file-path", Input).value.strip()
         if not path:
-            self.fail("give the path of a text or markdown file.")
+            self.fail("give the path of a file or folder, or an http(s) URL.")
             return
         tags = self.tags("#file-tags")
         if tags is not None:

@@ -12,7 +12,9 @@ HELP = """\
 # keepui workbench
 
 **Everywhere**: `F1` this help · `Ctrl+P` command palette (every action, themes, past searches)
-· `Escape` back · `Ctrl+Q` quit · `j`/`k`, `g`/`G` move in lists.
+· `Escape` back · `Ctrl+Q` quit · `j`/`k`, `g`/`G` move in lists · `p` (or a click on the queue
+line at the bottom right) the background queue: failures with their errors, `r` retry and `x`
+purge dead letters.
 
 ## Search (main screen)
 | key | action |
@@ -25,7 +27,7 @@ HELP = """\
 | `h` | show / hide the search history; `Enter` on an entry runs it again |
 | `y` / `Y` | copy the hit's id / its JSON |
 | `e` | open the document's text in `$EDITOR`; saving a change makes a new version |
-| `a` / `f` | add a note / add a text file |
+| `a` / `f` | add a note / add a file of any format, a folder, or an http(s) URL |
 | `t` | edit the hit's tags |
 | `x` / `X` | delete (revert to the previous version) / purge with all history |
 

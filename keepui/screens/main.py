@@ -6,13 +6,22 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, TabbedContent
+from textual.widgets import Input, TabbedContent
 
-from keepui.messages import EngineFailed, HistoryLoaded, ItemLoaded, SearchFinished, StoreChanged
+from keepui.messages import (
+    EngineFailed,
+    HistoryLoaded,
+    ItemLoaded,
+    SearchFinished,
+    SearchRecorded,
+    StoreChanged,
+)
 from keepui.screens.base import WorkbenchScreen
 from keepui.screens.compare import CompareScreen
 from keepui.widgets.detail_pane import DetailPane
+from keepui.widgets.footer import KeepuiFooter
 from keepui.widgets.history_list import HistoryList
+from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
 from keepui.widgets.search_bar import SearchBar
@@ -56,8 +65,10 @@ class MainScreen(WorkbenchScreen):
             with Vertical(id="results-area"):
                 yield ResultTabs(id="results")
                 yield DetailPane(id="detail")
-        yield StatusBar(id="status")
-        yield Footer()
+        with Horizontal(id="status-row"):
+            yield StatusBar(id="status")
+            yield QueueStatus(id="queue-status")
+        yield KeepuiFooter()
 
     def on_mount(self) -> None:
         """Focus the search bar and load the search history."""
@@ -65,11 +76,12 @@ class MainScreen(WorkbenchScreen):
         self.query_one("#detail", DetailPane).show_message(HINT)
         self.query_one("#search-input", Input).focus()
         self.load_history()
+        self.watch(self.app, "queue", self._queue_moved, init=False)
 
     # -- workers --------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, q: FindQuery, pane_id: str | None = None) -> None:
-        """Find in a worker; new searches are recorded in the history, refreshes are not."""
+        """Find in a worker; new searches are then recorded in the history, refreshes are not."""
         result = self.wb.find(
             q.query,
             tags=q.tags,
@@ -82,8 +94,10 @@ class MainScreen(WorkbenchScreen):
             dedup=q.dedup,
             rerank=q.rerank,
         )
-        record = None if pane_id else self.wb.record_search(q, [h.id for h in result.hits])
-        self.post_message(SearchFinished(q, result, record, pane_id))
+        self.post_message(SearchFinished(q, result, pane_id))
+        if pane_id is None:
+            # Written while the UI paints the results: the write is off the Enter-to-paint path.
+            self.post_message(SearchRecorded(self.wb.record_search(q, [h.id for h in result.hits])))
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def load_history(self) -> None:
@@ -114,13 +128,20 @@ class MainScreen(WorkbenchScreen):
             if pane is not None:
                 pane.show(message.result)
             return
-        pane = await tabs.add_result(message.q, message.result, message.record)
+        pane = await tabs.add_result(message.q, message.result)
         for note in message.result.notes:
-            self.notify(note, timeout=4)
-        if message.record is not None:
-            self.history.insert(0, message.record)
-            self.query_one("#history", HistoryList).add_record(message.record)
+            self.notify(note, timeout=4, markup=False)
         pane.focus()
+
+    def on_search_recorded(self, message: SearchRecorded) -> None:
+        """Add the search to the history (after the next paint: the results come first)."""
+        record = message.record
+        self.history.insert(0, record)
+        for pane in reversed(self.query_one("#results", ResultTabs).panes):
+            if pane.record is None and pane.q == record.q and pane.ids == record.ids:
+                pane.record = record
+                break
+        self.call_after_refresh(self.query_one("#history", HistoryList).add_record, record)
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         """Show the stored history."""
@@ -168,6 +189,14 @@ class MainScreen(WorkbenchScreen):
         from keepui.screens.document import DocumentScreen
 
         self.app.push_screen(DocumentScreen(self.wb, event.hit.id))
+
+    def _queue_moved(self, report: object) -> None:
+        """Background work moved: reload the preview whose document had work outstanding."""
+        detail = self.query_one("#detail", DetailPane)
+        pane = self.query_one("#results", ResultTabs).current
+        hit = pane.current_hit if pane is not None else None
+        if detail.item is not None and detail.item.pending and hit is not None:
+            self.load_preview(hit)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         """Another process (or this one) wrote: refresh the open tab and the history."""

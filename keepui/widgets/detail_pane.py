@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from keepui.widgets.format import age, num, short_time, tag_pairs
+from keepui.widgets.format import age, num, pending_text, short_time, tag_pairs
 from keepui_engine import Hit, Item
 
 PREVIEW_CHARS = 6000
@@ -37,9 +38,11 @@ def score_line(hit: Hit) -> str:
 class DetailPane(VerticalScroll):
     """What the highlighted hit is and says; the text arrives once it is loaded."""
 
-    COMPONENT_CLASSES = {"detail-pane--match", "detail-pane--label"}
+    COMPONENT_CLASSES = {"detail-pane--match", "detail-pane--label", "detail-pane--failed"}
     hit: Hit | None = None
     """The hit shown (None while a hint is shown)."""
+    item: Item | None = None
+    """Its loaded version (None until the text arrives)."""
 
     def compose(self) -> ComposeResult:
         """One Static holding the whole description."""
@@ -48,11 +51,13 @@ class DetailPane(VerticalScroll):
     def show_message(self, message: str) -> None:
         """Show a hint instead of a hit."""
         self.hit = None
+        self.item = None
         self.query_one("#detail-body", Static).update(Text(message, style="dim"))
 
     def show_hit(self, hit: Hit, query: str, item: Item | None = None) -> None:
         """Describe a hit; with `item`, add its text with the query's words marked."""
         self.hit = hit
+        self.item = item
         label = self.get_component_rich_style("detail-pane--label")
         body = Text()
         where = "" if hit.version == 0 else f"   (matched {hit.matched})"
@@ -66,13 +71,23 @@ class DetailPane(VerticalScroll):
         )
         if hit.duplicates:
             body.append("near-duplicates ", style=label).append(", ".join(hit.duplicates) + "\n")
-        body.append("\nsummary\n", style=label).append(hit.summary + "\n")
+        if item is not None and item.pending:
+            body.append("\nbackground work\n", style=label)
+            for entry in item.pending:
+                body.append(pending_text(entry) + "\n", style=self._pending_style(entry))
+        summary = item.summary if item is not None and item.offset == hit.version else hit.summary
+        body.append("\nsummary\n", style=label).append(summary + "\n")
         if item is not None and item.text is not None and item.text != hit.summary:
             text = item.text[:PREVIEW_CHARS]
             more = "" if len(item.text) <= PREVIEW_CHARS else "\n… (e opens the whole text)"
             body.append("\ntext\n", style=label).append(text + more)
         self._mark(body, query)
         self.query_one("#detail-body", Static).update(body)
+
+    def _pending_style(self, entry: dict[str, object]) -> str | Style:
+        if entry.get("state") in ("failed", "dead"):
+            return self.get_component_rich_style("detail-pane--failed")
+        return ""
 
     def _mark(self, body: Text, query: str) -> None:
         terms = query_terms(query)

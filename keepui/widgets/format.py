@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.text import Text
+
 
 def now() -> datetime:
     """The current time (aware UTC); tests replace it to freeze ages."""
@@ -63,3 +65,34 @@ def size(chars: int) -> str:
     if chars < 1_000_000:
         return f"{chars / 1000:.1f}k"
     return f"{chars / 1_000_000:.1f}M"
+
+
+def cells(values: tuple[str, ...]) -> list[Text]:
+    """Table cells as plain Text: DataTable reads a str cell as markup (`[x]` would vanish)."""
+    return [Text(v, no_wrap=True, end="") for v in values]
+
+
+def plural(n: int, word: str) -> str:
+    """`1 attempt`, `2 attempts`."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def pending_text(entry: dict[str, Any]) -> str:
+    """One unfinished task of a document, as a user reads it.
+
+    `summarize queued`, `summarize running`,
+    `summarize failed after 2 attempts (next try 2026-11-22 12:40): <error>`,
+    `summarize failed after 5 attempts, gave up: <error>`.
+    """
+    task, state = entry.get("task") or "task", entry.get("state") or "?"
+    if state in ("queued", "running"):
+        return f"{task} {state}"
+    tries = plural(int(entry.get("attempts") or 0), "attempt")
+    error = entry.get("error") or "no error recorded"
+    if state == "failed":
+        nxt = entry.get("next_attempt")
+        when = f" (next try {short_time(nxt)})" if nxt else ""
+        return f"{task} failed after {tries}{when}: {error}"
+    if state == "dead":
+        return f"{task} failed after {tries}, gave up: {error}"
+    return f"{task} {state}"

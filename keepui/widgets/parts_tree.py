@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import Tree
 
@@ -44,7 +45,7 @@ class PartsTree(Tree[Part]):
         for kind in kinds:
             group = self.root if len(kinds) == 1 else self.root.add(kind, expand=True)
             for part in (p for p in parts if p.kind == kind):
-                group.add_leaf(part_label(part), data=part)
+                group.add_leaf(Text(part_label(part)), data=part)
         self.root.expand()
 
     def action_first_line(self) -> None:

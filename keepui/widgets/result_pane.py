@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.widgets import DataTable
 
-from keepui.widgets.format import age, first_line, num
+from keepui.widgets.format import age, cells, first_line, num
 from keepui.widgets.keys import TABLE_KEYS
 from keepui_engine import FindQuery, FindResult, Hit, SearchRecord
 
@@ -100,7 +100,7 @@ class ResultPane(DataTable[str]):
         self.result = result
         self.clear()
         for rank, hit in enumerate(result.hits, 1):
-            self.add_row(*hit_row(rank, hit), key=hit.id)
+            self.add_row(*cells(hit_row(rank, hit)), key=hit.id)
         ids = self.ids
         if keep in ids:
             self.move_cursor(row=ids.index(keep))

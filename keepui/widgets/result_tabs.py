@@ -22,7 +22,7 @@ class ResultTabs(TabbedContent):
         self._opened = 0
 
     async def add_result(
-        self, q: FindQuery, result: FindResult, record: SearchRecord | None
+        self, q: FindQuery, result: FindResult, record: SearchRecord | None = None
     ) -> ResultPane:
         """Open a new tab for a search and make it the active one."""
         self._opened += 1

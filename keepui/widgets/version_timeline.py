@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
-from keepui.widgets.format import first_line, short_time, size
+from keepui.widgets.format import cells, first_line, short_time, size
 from keepui.widgets.keys import TABLE_KEYS
 from keepui_engine import VersionInfo
 
@@ -63,7 +63,7 @@ class VersionTimeline(DataTable[str]):
         row = self.cursor_row
         self.clear()
         for v in self.versions:
-            self.add_row(*self._cells(v), key=str(v.version))
+            self.add_row(*cells(self._cells(v)), key=str(v.version))
         if self.versions:
             self.move_cursor(row=min(row, len(self.versions) - 1))
 

@@ -46,7 +46,7 @@ async def test_timeline_lists_every_version(app: KeepuiApp) -> None:
         screen = await open_document(app, pilot, "storage")
         timeline = screen.query_one(VersionTimeline)
         assert [(v.version, v.change) for v in timeline.versions] == [(2, "both"), (1, "created")]
-        row = timeline.get_row_at(0)
+        row = [str(cell) for cell in timeline.get_row_at(0)]
         assert row[3] == "2026-11-02 09:02" and row[5] == "both"
         assert text_of(app) == STORAGE_V2
         await pilot.press("j")

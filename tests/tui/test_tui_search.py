@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Input, Select, Static
-from tui_helpers import search, settle, submit
+from tui_helpers import screen_text, search, settle, submit
 
 from keepui.app import KeepuiApp
 from keepui.screens.compare import CompareScreen
@@ -147,8 +147,24 @@ async def test_hit_rows_show_score_components(app: KeepuiApp) -> None:
         await search(app, pilot, "DuckDB storage mode:hybrid")
         pane = app.screen.query_one(ResultTabs).current
         assert isinstance(pane, ResultPane)
-        row = pane.get_row_at(0)
+        row = [str(cell) for cell in pane.get_row_at(0)]
         hit = pane.hits[0]
         assert row[1].startswith(hit.id) and row[2] == f"{hit.score:.3f}"
         assert row[3] == f"{hit.scores['dense']:.3f}" and row[5] == "1.00"
         assert row[6] == "2d" and row[7] == hit.summary.splitlines()[0]
+
+
+async def test_brackets_in_ids_and_text_are_shown_as_typed(
+    app: KeepuiApp, seeded: Workbench
+) -> None:
+    seeded.put("[/] closes nothing; [bold]glacier[/bold] notes", id="[draft]", tags=["topic=ice"])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await search(app, pilot, "glacier notes tag:topic=ice")
+        pane = app.screen.query_one(ResultTabs).current
+        assert pane is not None and pane.ids == ["[draft]"]
+        text = screen_text(app)
+        assert "[draft]" in text and "[/] closes nothing; [bold]glacier[/bold]" in text
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "[/] closes nothing" in screen_text(app)

@@ -1,4 +1,5 @@
-"""Writing from the TUI: notes, files, tags, delete/purge with confirmation, copy, $EDITOR."""
+"""Writing from the TUI: notes, files of any format and folders, tags, delete/purge with
+confirmation, copy, $EDITOR."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from tui_helpers import search, settle
 
@@ -18,6 +20,7 @@ from keepui.screens.error import ErrorModal
 from keepui.screens.forms import FileModal, NoteModal, TagsModal
 from keepui.screens.main import MainScreen
 from keepui.widgets.result_tabs import ResultTabs
+from keepui.widgets.status_bar import StatusBar
 from keepui_engine import NotFound, Workbench
 
 
@@ -68,6 +71,60 @@ async def test_add_a_file(app: KeepuiApp, seeded: Workbench, tmp_path: Path) -> 
     assert item.tags["_content_type"] == "text/markdown" and item.tags["topic"] == "plan"
 
 
+async def add_path(app: KeepuiApp, pilot: Pilot[KeepuiApp], path: Path, tags: str = "") -> None:
+    """Open the file form (from the results, not the search bar), fill it, press Enter."""
+    await pilot.press("escape", "f")
+    await pilot.pause()
+    assert isinstance(app.screen, FileModal)
+    app.screen.query_one("#file-path", Input).value = str(path)
+    app.screen.query_one("#file-tags", Input).value = tags
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+async def test_add_a_file_of_another_format(
+    app: KeepuiApp, seeded: Workbench, tmp_path: Path
+) -> None:
+    path = tmp_path / "plan.html"
+    path.write_text(
+        "<html><head><title>Launch plan</title></head>"
+        "<body><h1>Plan</h1><p>Ship the workbench.</p></body></html>"
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await add_path(app, pilot, path, "topic=plan")
+        assert isinstance(app.screen, MainScreen)
+        [note] = [n.message for n in app._notifications]
+        assert note == f"created {path.resolve().as_uri()} (version 1)"
+        assert app.stats is not None and app.stats.items == 6  # the write's own poll
+    item = seeded.get(path.resolve().as_uri())
+    assert item.text == "Plan\nShip the workbench."
+    assert item.tags["_content_type"] == "text/html" and item.tags["topic"] == "plan"
+    assert item.tags["title"] == "Launch plan"
+
+
+async def test_add_a_folder_reports_its_counts(
+    app: KeepuiApp, seeded: Workbench, tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\nFirst note in the folder.\n")
+    (folder / "b.txt").write_text("Second note in the folder.\n")
+    (folder / "empty.txt").write_text("")
+    (folder / "blob.bin").write_bytes(b"\x00\x01\x02 binary")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await add_path(app, pilot, folder, "batch=one")
+        assert isinstance(app.screen, MainScreen)
+        [note] = list(app._notifications)
+        assert note.severity == "warning"
+        assert note.message.startswith(f"{folder}: 2 indexed, 0 unchanged, 1 skipped, 1 failed")
+        assert "empty.txt: " in note.message and "empty file" in note.message
+        assert app.screen.query_one(StatusBar).activity == ""
+    for name in ("a.md", "b.txt"):
+        assert seeded.get((folder / name).resolve().as_uri()).tags["batch"] == "one"
+
+
 async def test_adding_a_missing_file_shows_an_error(app: KeepuiApp, tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -77,7 +134,8 @@ async def test_adding_a_missing_file_shows_an_error(app: KeepuiApp, tmp_path: Pa
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ErrorModal)
-        assert app.screen.error_title == "File not found"
+        assert app.screen.error_title == "Invalid input"
+        assert "nope.txt: no such file or directory" in app.screen.message
 
 
 async def test_edit_tags(app: KeepuiApp, seeded: Workbench) -> None:
