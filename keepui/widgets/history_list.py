@@ -15,6 +15,8 @@ from keepui.widgets.search_bar import format_search
 from keepui_engine import SearchRecord
 
 IDS_WIDTH = 28
+MAX_SHOWN = 200
+"""Searches kept in the list during a session (the store keeps them all; 100 load at start)."""
 
 
 def _prompt(record: SearchRecord) -> Content:
@@ -56,8 +58,8 @@ class HistoryList(OptionList):
             self.highlighted = min(keep or 0, len(self.records) - 1)
 
     def add_record(self, record: SearchRecord) -> None:
-        """Put a new search at the top."""
-        self.set_records([record, *self.records])
+        """Put a new search at the top (the list is rebuilt, so it is capped at MAX_SHOWN)."""
+        self.set_records([record, *self.records][:MAX_SHOWN])
         self.highlighted = 0
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
