@@ -64,7 +64,7 @@ class PaintProbe:
             if self.condition is not None and met(self.condition):
                 self.at, self.condition = time.perf_counter(), None
 
-        Screen._compositor_refresh = refresh  # type: ignore[method-assign]
+        Screen._compositor_refresh = refresh  # type: ignore[method-assign,assignment]
         Screen._bench_probe = True  # type: ignore[attr-defined]
         gc.callbacks.append(gc_watch)
 

@@ -23,6 +23,9 @@ from keepui.theming import DEFAULT_THEME, THEMES, configured_theme, css_paths, d
 from keepui.widgets.queue_status import QueueStatus
 from keepui_engine import KeepuiError, Stats, Workbench
 
+FREEZE_AFTER_MODULES = 50
+"""Modules imported since the last `gc.freeze` that make another one worth it (a library)."""
+
 
 class KeepuiApp(App[None]):
     """The research workbench.
@@ -121,12 +124,14 @@ class KeepuiApp(App[None]):
 
         A full collection walks every tracked object, and once torch or scipy are imported
         (batch embedding, summaries, BM25) that is some 450k objects: a pause of a few hundred
-        ms every few searches. Frozen objects are skipped. Done again after more modules were
-        imported (the worker thread loads torch on its first batch); undone when the app ends.
+        ms every few searches. Frozen objects are skipped. Done again when a library was
+        imported since (the worker thread loads torch on its first batch); undone at the end.
         """
-        if len(sys.modules) != self._frozen_modules:
-            self._frozen_modules = len(sys.modules)
-            gc.freeze()
+        if len(sys.modules) - self._frozen_modules < FREEZE_AFTER_MODULES:
+            return
+        self._frozen_modules = len(sys.modules)
+        gc.collect(1)  # young garbage is not frozen with the rest
+        gc.freeze()
 
     def on_unmount(self) -> None:
         """Give everything back to the garbage collector."""
@@ -142,7 +147,6 @@ class KeepuiApp(App[None]):
             self._poll_again = True
             return
         self._poll_again = False
-        self._frozen_modules = 0
         self._poll()
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)

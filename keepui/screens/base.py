@@ -12,6 +12,7 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import SuspendNotSupported
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -195,7 +196,7 @@ class WorkbenchScreen(Screen[None]):
         """Say what happened and let the app refresh what changed (counts and the queue)."""
         if message.action == "ingested":
             self.set_activity("")
-        severity = "warning" if message.severity == "warning" else "information"
+        severity: SeverityLevel = "warning" if message.severity == "warning" else "information"
         timeout = 8 if severity == "warning" else 4
         # ids, file names and errors are data, never markup
         self.notify(message.text, severity=severity, timeout=timeout, markup=False)

@@ -47,8 +47,9 @@ class QueueStatus(Static):
     class Selected(Message):
         """The user clicked the queue line: show the queue."""
 
-    report: reactive[dict[str, Any] | None] = reactive(None)
-    """The latest `Workbench.pending()` report (None until the first poll)."""
+    report: reactive[dict[str, Any] | None] = reactive(None, layout=True)
+    """The latest `Workbench.pending()` report (None until the first poll). The width follows
+    the text (`width: auto`), so a new report lays the status row out again."""
 
     def on_mount(self) -> None:
         """Follow the app's queue report."""

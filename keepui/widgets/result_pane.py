@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -32,7 +33,7 @@ def hit_row(rank: int, hit: Hit) -> tuple[str, ...]:
     )
 
 
-class ResultPane(DataTable[str]):
+class ResultPane(DataTable[Text]):
     """The hits of one search; posts `HitHighlighted` as the cursor moves and `HitChosen` on Enter.
 
     Args:

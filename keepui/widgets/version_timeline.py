@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
@@ -16,7 +17,7 @@ COLUMNS = ("", "@V", "v", "written", "size", "change", "summary")
 MARK = "●"
 
 
-class VersionTimeline(DataTable[str]):
+class VersionTimeline(DataTable[Text]):
     """Newest version first. Space marks a version; `d` diffs the mark (or the one before) with
     the version under the cursor."""
 

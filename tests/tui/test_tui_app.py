@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.command import CommandInput, CommandPalette
+from textual.command import CommandInput, CommandPalette, Hit
 from tui_helpers import screen_text, search, settle, submit
 
 from keepui import theming
@@ -126,10 +126,10 @@ async def test_palette_reaches_actions_themes_and_history(app: KeepuiApp) -> Non
         theme()
         assert app.theme == "keepui-light"
         hits = [h async for h in provider.search("compare")]
-        assert hits and "Compare" in str(hits[0].match_display)
+        assert hits and isinstance(hits[0], Hit) and "Compare" in str(hits[0].match_display)
         await pilot.press("ctrl+p")
         await pilot.pause()
-        assert CommandPalette.is_open(app)
+        assert isinstance(app.screen, CommandPalette)
         palette = app.screen
         palette.query_one(CommandInput).value = "re-run: storage"
         await settle(app, pilot)
@@ -204,3 +204,13 @@ async def test_poll_interval_sets_a_timer(seeded: Workbench) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert any(t._interval == 0.5 for t in app._timers)
+
+
+async def test_heap_is_frozen_while_the_app_runs(app: KeepuiApp) -> None:
+    import gc
+
+    gc.unfreeze()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.model_state == "ready" and gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0

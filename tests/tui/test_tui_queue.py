@@ -100,6 +100,16 @@ async def test_reports_from_another_thread_reach_the_queue_line(app: KeepuiApp) 
         assert queue_line(app) == "queue: 3 pending"
 
 
+async def test_the_queue_line_is_as_wide_as_its_text(app: KeepuiApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        status = app.screen.query_one(QueueStatus)
+        for counts in ({}, {"summarize": {"queued": 12, "running": 1, "failed": 3, "dead": 2}}):
+            app.queue = {"counts": counts}
+            await pilot.pause()
+            assert status.region.width == len(queue_line(app)) + 2  # padding 0 1
+
+
 async def test_queue_dialog_lists_failures_and_retries_after_confirmation(
     failing: Workbench,
 ) -> None:

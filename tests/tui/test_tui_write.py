@@ -71,7 +71,7 @@ async def test_add_a_file(app: KeepuiApp, seeded: Workbench, tmp_path: Path) -> 
     assert item.tags["_content_type"] == "text/markdown" and item.tags["topic"] == "plan"
 
 
-async def add_path(app: KeepuiApp, pilot: Pilot[KeepuiApp], path: Path, tags: str = "") -> None:
+async def add_path(app: KeepuiApp, pilot: Pilot[None], path: Path, tags: str = "") -> None:
     """Open the file form (from the results, not the search bar), fill it, press Enter."""
     await pilot.press("escape", "f")
     await pilot.pause()
@@ -231,7 +231,7 @@ async def test_e_opens_the_editor_and_saves_a_version(
         await pilot.press("e")
         await settle(app, pilot)
     item = seeded.get("rivers")
-    assert item.version == 2 and item.text.endswith("Edited in the editor.")
+    assert item.version == 2 and (item.text or "").endswith("Edited in the editor.")
 
 
 async def test_missing_editor_is_an_error_dialog(
