@@ -6,13 +6,16 @@ from keepui_engine.api import Workbench, open_workbench
 from keepui_engine.config import Settings, load_settings, resolve_store
 from keepui_engine.errors import (
     ConfigError,
+    FlowError,
     KeepuiError,
     NotFound,
     ProviderError,
     StoreError,
     UsageError,
 )
+from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
 from keepui_engine.evaluation import EvalResult, evaluate, write_runs
+from keepui_engine.inputs import source_kind
 from keepui_engine.searches import compare_results
 from keepui_engine.types import (
     DeleteResult,
@@ -34,6 +37,12 @@ from keepui_engine.types import (
 )
 
 __all__ = [
+    "ActionCall",
+    "FlowError",
+    "FlowInfo",
+    "FlowResult",
+    "FlowTick",
+    "RuleTrace",
     "ConfigError",
     "DeleteResult",
     "DiffRow",
@@ -62,6 +71,7 @@ __all__ = [
     "load_settings",
     "open_workbench",
     "resolve_store",
+    "source_kind",
     "evaluate",
     "write_runs",
     "compare_results",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +30,7 @@ from keepui_engine.types import (
 
 if TYPE_CHECKING:
     from keepui_engine.engine import Engine
+    from keepui_engine.flows.model import FlowInfo, FlowResult, FlowTick
     from keepui_engine.providers.base import Embedder
 
 _DECODE: dict[str, Any] = {
@@ -362,11 +365,100 @@ class Workbench:
 
         None for mode, min_score, fusion, dedup or rerank means the store's keepui.toml.
         """
-        q = FindQuery(
-            query, list(tags or []), limit, since, until, mode, min_score, fusion, dedup, rerank
+        return self.find_query(
+            FindQuery(
+                query, list(tags or []), limit, since, until, mode, min_score, fusion, dedup, rerank
+            )
         )
+
+    def find_query(self, q: FindQuery) -> FindResult:
+        """`find` for a query already built (the TUI's search bar, `find --why`)."""
         result: FindResult = self._call("find", q=q)
         return result
+
+    # -- flows --------------------------------------------------------------------------------
+    def flows(self) -> list[FlowInfo]:
+        """The state docs that can be run: the shipped ones and the store's `.state/NAME`."""
+        from keepui_engine.flow_bindings import FlowHost
+
+        return FlowHost(self).flows()
+
+    def run_flow(
+        self,
+        name: str,
+        params: dict[str, Any] | None = None,
+        *,
+        budget: int | None = None,
+        doc: str | None = None,
+        cursor: str | None = None,
+        on_tick: Callable[[FlowTick], None] | None = None,
+        gate: Callable[[int, str, dict[str, Any]], bool] | None = None,
+    ) -> FlowResult:
+        """Run a state doc (query-resolve, …) tick by tick over this store.
+
+        Args:
+            name: The state doc to start with (the store's `.state/NAME`, else a shipped one).
+            params: Params such as `query`, `tags` and thresholds; keepui.toml [flows] and the
+                shipped defaults fill the rest (not on resume: the cursor holds them).
+            budget: Most ticks for this run; default keepui.toml [flows] budget.
+            doc: YAML of a state doc to run as `name` instead of a stored or shipped one.
+            cursor: Resume a stopped run (with a fresh budget).
+            on_tick: Called with each FlowTick as it happens (on the calling thread).
+            gate: Called before each tick; return False to stop (step mode blocks in it).
+
+        Raises:
+            NotFound: No state doc of that name. FlowError: a malformed doc or param.
+        """
+        from keepui_engine.flow_bindings import DEFAULT_PARAMS, FlowHost
+        from keepui_engine.flows import loader
+        from keepui_engine.flows.runtime import run_flow
+
+        host = FlowHost(self)
+        if cursor is None:
+            params = {**DEFAULT_PARAMS, **self.settings.flow_params, **(params or {})}
+        with self._session():
+            start = loader.parse(doc, name) if doc is not None else host.load_flow(name)
+            try:
+                return run_flow(
+                    start,
+                    params,
+                    budget=budget or self.settings.flow_budget,
+                    load_flow=host.load_flow,
+                    run_action=host.run_action,
+                    on_tick=on_tick,
+                    gate=gate,
+                    cursor=cursor,
+                )
+            except KeepuiError:
+                raise
+            except Exception as exc:
+                raise StoreError(
+                    f"flow {name!r} failed unexpectedly: {type(exc).__name__}: {exc}.",
+                    "Unexpected error",
+                ) from exc
+
+    @contextmanager
+    def _session(self) -> Iterator[None]:
+        """Hold the store for a run of many calls when nobody serves it (one model load)."""
+        if self._engine is not None or server.is_up(self.settings.store):
+            yield
+            return
+        if not self._lock.acquire(
+            self.settings.lock_timeout_s, give_up=lambda: server.is_up(self.settings.store)
+        ):
+            yield  # a server came up meanwhile: each call goes to it
+            return
+        try:
+            self._engine = self._open_engine()
+            yield
+        finally:
+            engine, self._engine = self._engine, None
+            try:
+                if engine is not None:
+                    engine.flush()
+                    engine.store.close()
+            finally:
+                self._lock.release()
 
     def why(self, doc_id: str, q: FindQuery) -> Any:
         """Where `doc_id` ranked in each channel for the query `q`, and which step removed it."""

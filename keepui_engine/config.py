@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from keepui_engine.errors import ConfigError
@@ -88,6 +88,18 @@ timeout_s = 60
 max_attempts = 5
 backoff_min_s = 30
 backoff_max_s = 3600
+
+[flows]
+# Ticks a flow may take before it stops with a cursor to resume (keepui flow --budget).
+budget = 5
+# Thresholds the shipped state docs route on (keepui flow -p KEY=VALUE overrides them):
+# margin = (s1 - s2) / s1 of the final scores; entropy = evenness of softmax(score / temperature).
+# margin_high = 0.15
+# margin_low = 0.03
+# entropy_high = 0.8
+# entropy_low = 0.3
+# lineage_strong = 0.5
+# temperature = 0.05
 """
 
 
@@ -144,6 +156,8 @@ class Settings:
     queue_max_attempts: int = 5
     queue_backoff_min_s: float = 30.0
     queue_backoff_max_s: float = 3600.0
+    flow_budget: int = 5
+    flow_params: dict[str, object] = field(default_factory=dict)
 
     @property
     def config_path(self) -> Path:
@@ -216,6 +230,7 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     ing = data.get("ingest", {})
     sm = data.get("summarization", {})
     qu = data.get("queue", {})
+    fl = data.get("flows", {})
     from keepui_engine.providers.summary import SUMMARIZERS as providers
 
     if sm.get("provider", "extractive") not in providers:
@@ -289,4 +304,18 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         queue_max_attempts=int(_positive(qu, "max_attempts", int, 5, where)),
         queue_backoff_min_s=_positive(qu, "backoff_min_s", float, 30.0, where),
         queue_backoff_max_s=_positive(qu, "backoff_max_s", float, 3600.0, where),
+        flow_budget=int(_positive(fl, "budget", int, 5, where)),
+        flow_params=_flow_params(fl, where),
     )
+
+
+def _flow_params(table: dict[str, object], where: str) -> dict[str, object]:
+    """[flows] thresholds: numbers only (`budget` is read separately)."""
+    out: dict[str, object] = {}
+    for key, value in table.items():
+        if key == "budget":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float, str, list)):
+            raise ConfigError(f"{where}: [flows] {key} must be a number, a string or a list.")
+        out[key] = value
+    return out

@@ -398,15 +398,13 @@ class Engine:
     def analyze(self, doc_id: str, queue: bool = False, force: bool = False) -> dict[str, Any]:
         """Split a document into parts now (or queue it); unchanged documents are skipped."""
         from keepui_engine.work import service, tasks
-        from keepui_engine.work.pending import Task
 
         head = self._head(doc_id)
         if queue:
             tid = service.enqueue(self, "analyze", doc_id, head.version, {"force": force})
             return {"id": doc_id, "queued": tid}
-        task = Task(0, "analyze", doc_id, head.version, {"force": force}, "running", 1, None,
-                    None, _now(), None, _now())  # fmt: skip
-        return {"id": doc_id, "result": tasks.analyze(self, task), "parts": len(self.parts(doc_id))}
+        done = tasks.analyze_doc(self, doc_id, head.version, force=force)
+        return {"id": doc_id, "result": done, "parts": len(self.parts(doc_id))}
 
     def stats(self) -> Stats:
         """Counts of documents, versions and vectors, and the store's size."""

@@ -85,9 +85,22 @@ class ConfigError(KeepuiError):
         return "Configuration error"
 
 
+class FlowError(UsageError):
+    """A state doc is malformed: bad YAML, an unknown rule key, an expression that cannot parse."""
+
+    kind = "flow"
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "Flow error"
+
+
 _BY_NAME: dict[str, type[KeepuiError]] = {
     c.__name__: c
-    for c in (KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError)
+    for c in (
+        KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError, FlowError
+    )
 }
 
 

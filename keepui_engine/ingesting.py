@@ -6,13 +6,13 @@ put_many in batches, so it works the same in-process, over the socket, or under 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.ingest import sources
+from keepui_engine.inputs import is_url, local_path
 from keepui_engine.types import IngestEntry, IngestReport, PutSpec
 
 if TYPE_CHECKING:
@@ -22,28 +22,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int, str], None]
 BATCH = 64
-
-
-def is_url(source: str) -> bool:
-    """Whether a source is an http(s) URL."""
-    return source.lower().startswith(("http://", "https://"))
-
-
-def local_path(source: str) -> Path | None:
-    """The path a source names (`file://` URI or an existing path), else None (literal text)."""
-    from urllib.parse import unquote, urlparse
-
-    if source.startswith("file://"):
-        return Path(unquote(urlparse(source).path))
-    if "\n" in source or len(source) >= 4096 or not source.strip():
-        return None
-    path = Path(source).expanduser()
-    try:
-        if path.exists() or os.path.lexists(path):
-            return path
-    except OSError:
-        return None
-    return None
 
 
 def build_spec(
@@ -227,7 +205,9 @@ def ingest(
 
 def _skip_or_fail(exc: KeepuiError) -> str:
     """Binaries found inside a directory walk are skipped; every other problem is a failure."""
-    return "skipped" if "binary file" in exc.message else "failed"
+    from keepui_engine.ingest.extract import BinaryFile
+
+    return "skipped" if isinstance(exc, BinaryFile) else "failed"
 
 
 def _store(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 from keepui_engine.errors import UsageError
 
@@ -156,3 +158,41 @@ def iso(dt: datetime) -> str:
     if dt.tzinfo is not None:
         dt = dt.astimezone(UTC).replace(tzinfo=None)
     return dt.isoformat(timespec="microseconds") + "Z"
+
+
+# -- put SOURCE: what kind of source a string names --------------------------------------
+def is_url(source: str) -> bool:
+    """Whether a source is an http(s) URL."""
+    return source.lower().startswith(("http://", "https://"))
+
+
+def local_path(source: str) -> Path | None:
+    """The path a source names (`file://` URI or an existing path), else None (literal text)."""
+    from urllib.parse import unquote, urlparse
+
+    if source.startswith("file://"):
+        return Path(unquote(urlparse(source).path))
+    if "\n" in source or len(source) >= 4096 or not source.strip():
+        return None
+    path = Path(source).expanduser()
+    try:
+        if path.exists() or os.path.lexists(path):
+            return path
+    except OSError:
+        return None
+    return None
+
+
+def source_kind(source: str | None) -> str:
+    """`url`, `dir`, `file` or `text` (literal text, `-` or nothing: stdin) for `put SOURCE`."""
+    if source is None or source == "-":
+        return "text"
+    if is_url(source):
+        return "url"
+    path = local_path(source)
+    if path is None:
+        return "text"
+    try:
+        return "dir" if path.is_dir() else "file"
+    except OSError:
+        return "file"

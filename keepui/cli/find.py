@@ -79,11 +79,11 @@ def find(
     """
     if sum((json_, nl, ids, explain)) > 1:
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
+    q = FindQuery(
+        query, list(tag or []), limit, since, until, mode, min_score, fusion, dedup, rerank
+    )
     if why is not None:
         with open_workbench(store) as wb:
-            q = FindQuery(
-                query, list(tag or []), limit, since, until, mode, min_score, fusion, dedup, rerank
-            )
             story = wb.why(why, q)
         if json_:
             emit_json(story.to_dict())
@@ -96,18 +96,7 @@ def find(
             out(f"  {name} filter: {'passes' if ok else 'removes it'}")
         return
     with open_workbench(store) as wb:
-        result = wb.find(
-            query,
-            tags=tag,
-            limit=limit,
-            since=since,
-            until=until,
-            mode=mode,
-            min_score=min_score,
-            fusion=fusion,
-            dedup=dedup,
-            rerank=rerank,
-        )
+        result = wb.find_query(q)
     if explain:
         from keepui.cli.explain import render_explain
 

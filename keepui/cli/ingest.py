@@ -2,33 +2,10 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 from keepui.cli.output import emit_json, note, out
 from keepui_engine import UsageError, open_workbench
-
-
-def source_kind(source: str | None) -> str:
-    """`url`, `dir`, `file` or `text` (literal text, `-` or nothing: stdin)."""
-    if source is None or source == "-":
-        return "text"
-    if source.lower().startswith(("http://", "https://")):
-        return "url"
-    if source.startswith("file://"):
-        return "file"
-    if "\n" in source or len(source) >= 4096 or not source.strip():
-        return "text"
-    path = Path(source).expanduser()
-    try:
-        if path.is_dir():
-            return "dir"
-        if path.exists() or os.path.lexists(path):
-            return "file"
-    except OSError:  # e.g. a long note is not a valid file name
-        return "text"
-    return "text"
 
 
 def put_sources(

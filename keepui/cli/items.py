@@ -48,7 +48,8 @@ def put(
       keepui put https://example.org/article.html
       echo "from a pipe" | keepui put -
     """
-    from keepui.cli.ingest import put_sources, source_kind
+    from keepui.cli.ingest import put_sources
+    from keepui_engine import source_kind
 
     kind = source_kind(source)
     if kind != "text":

@@ -82,18 +82,7 @@ class MainScreen(WorkbenchScreen):
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, q: FindQuery, pane_id: str | None = None) -> None:
         """Find in a worker; new searches are then recorded in the history, refreshes are not."""
-        result = self.wb.find(
-            q.query,
-            tags=q.tags,
-            limit=q.limit,
-            since=q.since,
-            until=q.until,
-            mode=q.mode,
-            min_score=q.min_score,
-            fusion=q.fusion,
-            dedup=q.dedup,
-            rerank=q.rerank,
-        )
+        result = self.wb.find_query(q)
         self.post_message(SearchFinished(q, result, pane_id))
         if pane_id is None:
             # Written while the UI paints the results: the write is off the Enter-to-paint path.

@@ -89,6 +89,10 @@ class ExtractError(UsageError):
         return "Cannot read the file"
 
 
+class BinaryFile(ExtractError):
+    """The file is binary data of no format keepui reads (a folder walk skips it)."""
+
+
 @dataclass(frozen=True)
 class Section:
     """A structural unit of a document, for the part splitter.

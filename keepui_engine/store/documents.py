@@ -156,10 +156,15 @@ def set_heads(con: duckdb.DuckDBPyConnection, heads: dict[str, int]) -> None:
 
 
 def drop_vector_keys(
-    con: duckdb.DuckDBPyConnection, doc_id: str, version: int | None = None
+    con: duckdb.DuckDBPyConnection,
+    doc_id: str,
+    version: int | None = None,
+    *,
+    parts_only: bool = False,
 ) -> np.ndarray:
-    """Delete the vector keys of a document (or of one version); return them."""
+    """Delete the vector keys of a document (or of one version, or only its parts); return them."""
     where = "doc_id = $1" + (" AND version = $2" if version is not None else "")
+    where += " AND part > 0" if parts_only else ""
     params: list[Any] = [doc_id] + ([version] if version is not None else [])
     keys = [
         k for (k,) in con.execute(f"SELECT key FROM vector_keys WHERE {where}", params).fetchall()

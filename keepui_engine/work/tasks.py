@@ -59,44 +59,57 @@ def summarize(engine: Engine, task: Task) -> str:
 
 
 def analyze(engine: Engine, task: Task) -> str:
-    """Split the head into parts (structure first, then size), replacing its parts."""
+    """The queued form of `analyze_doc`."""
+    return analyze_doc(
+        engine,
+        task.doc_id,
+        task.version,
+        force=bool(task.payload.get("force")),
+        blocks=task.payload.get("blocks"),
+    )
+
+
+def analyze_doc(
+    engine: Engine,
+    doc_id: str,
+    version: int | None,
+    *,
+    force: bool = False,
+    blocks: list[dict[str, Any]] | None = None,
+) -> str:
+    """Split the head into parts (structure first, then size), replacing its parts.
+
+    Skipped when the text is the one last analyzed (`_analyzed_hash`) unless `force`.
+    """
     from keepui_engine.fulltext import add_tail, drop_tail
     from keepui_engine.types import PutSpec
     from keepui_engine.writing import plan_parts
 
-    head = _head(engine, task)
-    if head is None:
+    head = documents.heads(engine.store.con, [doc_id]).get(doc_id)
+    if head is None or (version is not None and head.version != version):
         return "stale"
     if head.text is None:
         return "no text kept (summary-only store)"
     h = head.content_hash
-    if head.sys.get("_analyzed_hash") == h and not task.payload.get("force"):
+    if head.sys.get("_analyzed_hash") == h and not force:
         return "unchanged since the last analyze"
-    plan = plan_parts(engine, PutSpec(head.text, id=head.id, blocks=task.payload.get("blocks")))
+    plan = plan_parts(engine, PutSpec(head.text, id=head.id, blocks=blocks))
     texts = {p.content_hash: t for p, t in plan}
     vecs = engine.embed(list(texts)) if texts else np.empty((0, engine.embedder.dim))
     by_hash = dict(zip(texts, vecs, strict=True))
     con = engine.store.con
+    rows = [p for p, _ in plan]
     with engine.store.transaction():
-        dropped = [
-            k
-            for (k,) in con.execute(
-                "SELECT key FROM vector_keys WHERE doc_id = $1 AND version = $2 AND part > 0",
-                [head.id, head.version],
-            ).fetchall()
-        ]
-        if dropped:
-            con.execute("DELETE FROM vector_keys WHERE list_contains($1, key)", [dropped])
-            drop_tail(con, np.asarray(dropped, np.int64))
+        dropped = documents.drop_vector_keys(con, head.id, head.version, parts_only=True)
+        drop_tail(con, dropped)
         part_sql.drop(con, head.id, head.version)
-        rows = [p for p, _ in plan]
         part_sql.insert(con, head.id, head.version, rows)
         sys = {**head.sys, "_analyzed_hash": h}
         con.execute("UPDATE documents SET sys = $2::JSON WHERE id = $1", [head.id, json.dumps(sys)])
         keys = part_sql.new_keys(con, head.with_(sys=sys), rows, engine.embedder.name)
         add_tail(con, keys.tolist(), [t for _, t in plan], engine.fulltext.tokenize)
-    if dropped:
-        engine.store.index_remove(np.asarray(dropped, np.int64))
+    if len(dropped):
+        engine.store.index_remove(dropped)
     engine.index_new(keys, [p.content_hash for p in rows], by_hash)
     return f"{len(rows)} part(s)"
 

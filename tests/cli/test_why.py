@@ -71,3 +71,22 @@ def test_min_score_hides_hits_and_why_says_so(filled: Path) -> None:
     worst = min(scores, key=scores.get)  # type: ignore[arg-type]
     story = why(filled, "lazy fox", "--why", worst, "--min-score", str(cut))
     assert story["removed_by"] == "threshold"
+
+
+def test_find_pipeline_flags_through_the_cli(store_dir: Path) -> None:
+    for doc in ("old", "new"):
+        assert run(store_dir, "put", "quarterly budget review notes", "-i", doc).returncode == 0
+    assert run(store_dir, "put", "budget for the garden shed", "-i", "shed").returncode == 0
+    folded = why(store_dir, "quarterly budget review")
+    assert [h["id"] for h in folded["hits"]][0] == "new" and folded["hidden"]["dedup"] == 1  # type: ignore[index]
+    assert folded["hits"][0]["duplicates"] == ["old"]  # type: ignore[index]
+    both = why(store_dir, "quarterly budget review", "--no-dedup", "--fusion", "rrf")
+    assert {"old", "new"} <= {h["id"] for h in both["hits"]}  # type: ignore[union-attr]
+    for h in both["hits"]:  # type: ignore[union-attr]
+        s = h["scores"]
+        ranks = [r for r in (s["dense_rank"], s["bm25_rank"]) if r]
+        assert s["fused"] == pytest.approx(sum(1 / (60 + r) for r in ranks))
+    recent = why(store_dir, "quarterly budget review", "--no-dedup", "--rerank", "recency")
+    assert [h["id"] for h in recent["hits"]] == ["shed", "new", "old"]  # type: ignore[union-attr]
+    bad = run(store_dir, "find", "budget", "--rerank", "random")
+    assert bad.returncode == 1 and "--rerank" in bad.stderr

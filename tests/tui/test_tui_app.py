@@ -144,7 +144,7 @@ async def test_errors_from_a_search_show_a_dialog(
     def broken_find(*args: object, **kwargs: object) -> None:
         raise StoreError("cannot read the index. Restart keepui.", "Store error")
 
-    monkeypatch.setattr(seeded, "find", broken_find)
+    monkeypatch.setattr(seeded, "find_query", broken_find)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await submit(app, pilot, "storage")
@@ -159,7 +159,7 @@ async def test_unexpected_errors_have_a_generic_title(
     def broken_find(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(seeded, "find", broken_find)
+    monkeypatch.setattr(seeded, "find_query", broken_find)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await submit(app, pilot, "storage")

@@ -9,6 +9,7 @@ from keepui_engine.ingest.extract import (
     MARKDOWN,
     OCTET,
     PLAIN,
+    BinaryFile,
     Extracted,
     ExtractError,
     Section,
@@ -84,7 +85,7 @@ def decode_text(data: bytes, name: str, mime: str) -> tuple[str, str]:
             return _newlines(text), encoding
     if looks_binary(data):
         label = OCTET if mime.startswith("text/") else mime
-        raise ExtractError(f"{name}: binary file ({label}) that keepui cannot read.")
+        raise BinaryFile(f"{name}: binary file ({label}) that keepui cannot read.")
     try:
         return _newlines(data.decode("utf-8-sig")), "utf-8"
     except UnicodeDecodeError:
