@@ -13,8 +13,9 @@ from keepui_engine.errors import (
     StoreError,
     UsageError,
 )
-from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
 from keepui_engine.evaluation import EvalResult, evaluate, write_runs
+from keepui_engine.flow_bindings import coerce_params as parse_flow_params
+from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
 from keepui_engine.inputs import source_kind
 from keepui_engine.searches import compare_results
 from keepui_engine.types import (
@@ -70,6 +71,7 @@ __all__ = [
     "Workbench",
     "load_settings",
     "open_workbench",
+    "parse_flow_params",
     "resolve_store",
     "source_kind",
     "evaluate",

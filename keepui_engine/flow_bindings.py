@@ -85,12 +85,13 @@ class FlowHost:
     def flows(self) -> list[FlowInfo]:
         """Every state doc that can be run: shipped ones, and the store's (which win)."""
         out = {
-            name: FlowInfo(name, "builtin", loader.parse(loader.builtin_text(name) or "", name)
-                           .description)
+            name: FlowInfo(
+                name, "builtin", loader.parse(loader.builtin_text(name) or "", name).description
+            )
             for name in loader.builtin_names()
         }
         for item in self.wb.list_items(STATE_PREFIX, limit=1000):
-            name = item.id[len(STATE_PREFIX):]
+            name = item.id[len(STATE_PREFIX) :]
             try:
                 desc = loader.parse(item.text or "", name).description
             except FlowError as exc:

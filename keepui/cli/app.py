@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from keepui.cli import diff, evaluate, find, items, pending, serve, tui
+from keepui.cli import diff, evaluate, find, flow, items, pending, serve, tui
 
 app = typer.Typer(
     name="keepui",
@@ -57,6 +57,7 @@ app.command("eval")(evaluate.eval_)
 app.command("serve")(serve.serve)
 app.command("pending")(pending.pending)
 app.command("analyze")(pending.analyze)
+app.command("flow")(flow.flow)
 # Negative offsets (`keepui diff ID -1 0`) are versions, not options.
 app.command("diff", context_settings={"ignore_unknown_options": True})(diff.diff)
 app.command("tui")(tui.tui)

@@ -11,13 +11,99 @@ from keepui_engine.errors import UsageError
 
 _WORD = re.compile(r"[a-z][a-z0-9-]{3,}")
 STOPWORDS = frozenset(
-    """about above after again against also among another because been before being below
-    between both could does doing down during each either every from further have having here
-    however into itself just like made make many might more most much must never only other
-    ours over same should since some such than that their them then there these they this
-    those through under until very were what when where which while will with within without
-    would your yours into onto upon used using show shows shown study studies result results
-    based""".split()
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "also",
+        "among",
+        "another",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "could",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "either",
+        "every",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "however",
+        "into",
+        "itself",
+        "just",
+        "like",
+        "made",
+        "make",
+        "many",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "never",
+        "only",
+        "other",
+        "ours",
+        "over",
+        "same",
+        "should",
+        "since",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "under",
+        "until",
+        "very",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "with",
+        "within",
+        "without",
+        "would",
+        "your",
+        "yours",
+        "into",
+        "onto",
+        "upon",
+        "used",
+        "using",
+        "show",
+        "shows",
+        "shown",
+        "study",
+        "studies",
+        "result",
+        "results",
+        "based",
+    ]
 )
 
 
@@ -53,7 +139,9 @@ def label(output: dict[str, Any]) -> str:
     return str(output.get("mode") or "default")
 
 
-def expand(query: str, results: list[dict[str, Any]] | None, terms: int | None = 3) -> dict[str, Any]:
+def expand(
+    query: str, results: list[dict[str, Any]] | None, terms: int | None = 3
+) -> dict[str, Any]:
     """Widen a query with the words that set its top results apart (pseudo-relevance feedback).
 
     Words are scored by how many of the top three results' summaries use them against how

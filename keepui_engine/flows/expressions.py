@@ -23,8 +23,14 @@ class _Missing:
 MISSING: Any = _Missing()
 
 _STRINGS = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")
-_CONSTANTS = {"true": True, "false": False, "null": None, "True": True, "False": False,
-              "None": None}
+_CONSTANTS = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "True": True,
+    "False": False,
+    "None": None,
+}
 
 
 def _size(x: Any) -> int:
@@ -88,10 +94,39 @@ def compile_expr(source: str) -> ast.expr:
 
 
 _ALLOWED = (
-    ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.BinOp, ast.Add,
-    ast.Sub, ast.Mult, ast.Div, ast.Mod, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE,
-    ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Name, ast.Load, ast.Attribute, ast.Subscript,
-    ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Call, ast.Slice, ast.IfExp,
+    ast.BoolOp,
+    ast.And,
+    ast.Or,
+    ast.UnaryOp,
+    ast.Not,
+    ast.USub,
+    ast.UAdd,
+    ast.BinOp,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.Mod,
+    ast.Compare,
+    ast.Eq,
+    ast.NotEq,
+    ast.Lt,
+    ast.LtE,
+    ast.Gt,
+    ast.GtE,
+    ast.In,
+    ast.NotIn,
+    ast.Name,
+    ast.Load,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Constant,
+    ast.List,
+    ast.Tuple,
+    ast.Dict,
+    ast.Call,
+    ast.Slice,
+    ast.IfExp,
 )
 
 
@@ -171,8 +206,9 @@ def _eval(node: ast.expr, ctx: Mapping[str, Any]) -> Any:  # noqa: C901 - one ca
         sl = node.slice
         key: Any
         if isinstance(sl, ast.Slice):
-            key = slice(*(None if p is None else _eval(p, ctx) for p in (sl.lower, sl.upper,
-                                                                           sl.step)))
+            key = slice(
+                *(None if p is None else _eval(p, ctx) for p in (sl.lower, sl.upper, sl.step))
+            )
         else:
             key = _eval(sl, ctx)
         return _get(_eval(node.value, ctx), key)
@@ -216,7 +252,8 @@ def _eval(node: ast.expr, ctx: Mapping[str, Any]) -> Any:  # noqa: C901 - one ca
         return [_eval(e, ctx) for e in node.elts]
     if isinstance(node, ast.Dict):
         return {
-            _eval(k, ctx): _eval(v, ctx) for k, v in zip(node.keys, node.values, strict=True)
+            _eval(k, ctx): _eval(v, ctx)
+            for k, v in zip(node.keys, node.values, strict=True)
             if k is not None
         }
     if isinstance(node, ast.IfExp):

@@ -36,8 +36,7 @@ def parse(text: str, name: str) -> FlowDoc:
     unknown = set(data) - _DOC_KEYS
     if unknown:
         raise FlowError(
-            f"state doc {name!r} has unknown key(s) {sorted(unknown)}; "
-            f"use {sorted(_DOC_KEYS)}."
+            f"state doc {name!r} has unknown key(s) {sorted(unknown)}; use {sorted(_DOC_KEYS)}."
         )
     match = data.get("match", "sequence")
     if match not in ("sequence", "all"):
@@ -135,6 +134,4 @@ def builtin_text(name: str) -> str | None:
     """The YAML of a shipped state doc, or None."""
     if name not in builtin_names():
         return None
-    return (resources.files("keepui_engine.flows") / "builtin" / f"{name}.yaml").read_text(
-        "utf-8"
-    )
+    return (resources.files("keepui_engine.flows") / "builtin" / f"{name}.yaml").read_text("utf-8")

@@ -107,7 +107,8 @@ def run_flow(
         try:
             doc = docs.get(run.state) or load_flow(run.state)
         except KeepuiError as exc:
-            return finish("error", exc.message, {"reason": exc.message}, False)
+            data = {"reason": exc.message, "error_type": type(exc).__name__}
+            return finish("error", exc.message, data, False)
         docs[doc.name] = doc
         run.visited.append(key)
         run.tick += 1
@@ -120,7 +121,12 @@ def run_flow(
             ticks.append(step.trace(f"error: {exc.message}", t0))
             if on_tick is not None:
                 on_tick(ticks[-1])
-            return finish("error", exc.message, {"reason": exc.message}, False)
+            return finish(
+                "error",
+                exc.message,
+                {"reason": exc.message, "error_type": type(exc).__name__},
+                False,
+            )
         tick = step.trace(step.outcome, t0)
         ticks.append(tick)
         if on_tick is not None:
@@ -199,7 +205,9 @@ class _Tick:
 
     def _holds(self, rule: Rule, index: int) -> bool:
         fired = rule.when is None or test(rule.when, self.context())
-        self.rules.append(RuleTrace(rule.label(index), rule.when, fired, rule.do if fired else None))
+        self.rules.append(
+            RuleTrace(rule.label(index), rule.when, fired, rule.do if fired else None)
+        )
         return fired
 
     def _set_outcome(self, outcome: str) -> None:

@@ -89,7 +89,9 @@ def _pairs(result: dict[str, Any]) -> list[str]:
     return out
 
 
-def summarize(results: Sequence[dict[str, Any]], temperature: float = TEMPERATURE) -> dict[str, Any]:
+def summarize(
+    results: Sequence[dict[str, Any]], temperature: float = TEMPERATURE
+) -> dict[str, Any]:
     """Every signal of a result list, as the find action adds them to its output."""
     scores = [float(r.get("score") or 0.0) for r in results]
     strong, root, tags = lineage(results)
