@@ -93,10 +93,9 @@ def main() -> None:
         rep.add("rest_p_at_1", statistics.mean(other), "")
     for status, count in outcomes.most_common():
         pairs = by_outcome[status]
-        rep.note(
-            f"outcome {count:>3} × {status}: P@1 plain find {statistics.mean(p for p, _ in pairs):.3f}"
-            f", flow {statistics.mean(f for _, f in pairs):.3f}"
-        )
+        plain = statistics.mean(p for p, _ in pairs)
+        flowed = statistics.mean(f for _, f in pairs)
+        rep.note(f"outcome {count:>3} × {status}: P@1 plain find {plain:.3f}, flow {flowed:.3f}")
     for t in (0.05, 0.1, 0.15, 0.2, 0.3):
         passed = [p for p, m in zip(plain_p1, margins, strict=True) if m > t]
         share = len(passed) / n
