@@ -422,7 +422,7 @@ class Workbench:
                 return run_flow(
                     start,
                     params,
-                    budget=budget or self.settings.flow_budget,
+                    budget=self.settings.flow_budget if budget is None else budget,
                     load_flow=host.load_flow,
                     run_action=host.run_action,
                     on_tick=on_tick,

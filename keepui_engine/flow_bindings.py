@@ -93,7 +93,8 @@ class FlowHost:
         for item in self.wb.list_items(STATE_PREFIX, limit=1000):
             name = item.id[len(STATE_PREFIX) :]
             try:
-                desc = loader.parse(item.text or "", name).description
+                text = item.text if item.text is not None else self.wb.get(item.id).text
+                desc = loader.parse(text or "", name).description
             except FlowError as exc:
                 desc = f"(invalid: {exc.message})"
             out[name] = FlowInfo(name, "store", desc)

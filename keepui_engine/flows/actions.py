@@ -136,7 +136,8 @@ def label(output: dict[str, Any]) -> str:
     tags = output.get("tags") or []
     if tags:
         return " ".join(map(str, tags))
-    return str(output.get("mode") or "default")
+    mode = str(output.get("mode") or "default")
+    return {"bm25": "words (bm25)", "dense": "meaning (dense)"}.get(mode, mode)
 
 
 def expand(

@@ -47,8 +47,13 @@ def _union(*lists: Any) -> list[Any]:
     return out
 
 
+def _join(items: Any, sep: str = ", ") -> str:
+    return "" if items is MISSING or items is None else sep.join(map(str, items))
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "size": _size,
+    "join": _join,
     "union": _union,
     "len": _size,
     "min": min,

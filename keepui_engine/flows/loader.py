@@ -78,7 +78,10 @@ def _rule(raw: Any, name: str, where: str) -> Rule:
     when = raw.get("when")
     if when is not None:
         when = str(when)
-        compile_expr(when)
+        try:
+            compile_expr(when)
+        except FlowError as exc:
+            raise FlowError(f"{at}: {exc.message}") from exc
     args = raw.get("with") or {}
     if not isinstance(args, dict):
         raise FlowError(f"{at}: `with:` must be a mapping of argument names to values.")

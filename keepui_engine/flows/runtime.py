@@ -225,7 +225,7 @@ class _Tick:
         if isinstance(output, dict) and isinstance(output.get("results"), list):
             self.run.last_results = output["results"]
             tried = _describe_search(args)
-            if tried not in self.run.tried:
+            if tried and tried not in self.run.tried:
                 self.run.tried.append(tried)
 
     def trace(self, outcome: str, t0: float) -> FlowTick:
@@ -241,7 +241,9 @@ class _Tick:
 
 
 def _describe_search(args: dict[str, Any]) -> str:
-    parts = [str(args.get("query") or args.get("similar_to") or "")]
+    if not (args.get("query") or args.get("similar_to")):
+        return ""
+    parts = [str(args.get("query") or args.get("similar_to"))]
     tags = args.get("tags")
     if tags:
         parts.append("[" + ", ".join(map(str, tags)) + "]")

@@ -70,10 +70,15 @@ def lineage(results: Sequence[dict[str, Any]]) -> tuple[float, str | None, list[
     return count / len(results), root, sorted(shared)
 
 
-def top_facets(results: Sequence[dict[str, Any]], limit: int = 3) -> list[str]:
-    """Up to `limit` user tags (`k=v`) carried by two or more results, most frequent first."""
-    counts = Counter(p for r in results for p in set(_pairs(r)))
-    ranked = sorted((c, p) for p, c in counts.items() if c >= 2)
+def top_facets(results: Sequence[dict[str, Any]], limit: int = 3, window: int = 5) -> list[str]:
+    """Up to `limit` user tags (`k=v`) that split the top `window` results, most frequent first.
+
+    A facet must be carried by two or more of them but not by all: a tag every top result
+    shares cannot tell them apart, so branching on it would repeat the search.
+    """
+    top = list(results[:window])
+    counts = Counter(p for r in top for p in set(_pairs(r)))
+    ranked = sorted((c, p) for p, c in counts.items() if 2 <= c < len(top))
     ranked.sort(key=lambda cp: (-cp[0], cp[1]))
     return [p for _, p in ranked[:limit]]
 
