@@ -71,7 +71,7 @@ def main() -> None:
             fids = [h["id"] for h in result.results]
             flow_p1.append(_p1(fids, rel))
             flow_nd.append(ndcg10(fids, rel))
-            kind = f"{result.status}: {result.reason.split(' after ')[0]}"
+            kind = f"{result.status}: {result.reason.split(' after adding ')[0]}"
             outcomes[kind] += 1
             by_outcome.setdefault(kind, []).append((plain_p1[-1], flow_p1[-1]))
             (clear if result.reason == "clear winner" else other).append(flow_p1[-1])
