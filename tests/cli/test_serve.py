@@ -87,3 +87,30 @@ def test_owner_in_process_serves_client_calls(store_dir: Path) -> None:
     finally:
         owner.close()
     assert not socket_path(store_dir).exists()
+
+
+def test_a_flow_from_another_process_runs_through_the_owner(store_dir: Path) -> None:
+    owner = open_workbench(store_dir, own=True)
+    owner.serve()
+    try:
+        owner.put("OAuth2 tokens for the API gateway", tags=["topic=auth"])
+        owner.put(
+            "# mine\nrules:\n  - {id: s, do: find, with: {query: '{params.query}'}}\n"
+            "  - return: {status: done, with: {reason: stored, results: '{s.results}'}}\n",
+            id=".state/mine",
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "keepui", "flow", "mine", "-q", "gateway", "--json",
+             "--store", str(store_dir)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        doc = json.loads(done.stdout)
+        assert doc["reason"] == "stored" and doc["results"][0]["summary"].startswith("OAuth2")
+        missing = subprocess.run(
+            [sys.executable, "-m", "keepui", "flow", "nope", "-q", "x", "--store", str(store_dir)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert missing.returncode == 2 and "no state doc 'nope'" in missing.stderr
+    finally:
+        owner.close()
