@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -159,7 +160,7 @@ def _needs_summary(engine: Engine, row: Row, before: Row | None, explicit: dict[
 
 
 def _texts(
-    new: dict[str, Row], prepared: list[tuple[PutSpec, str, object, str]]
+    new: dict[str, Row], prepared: Sequence[tuple[PutSpec, str, object, str]]
 ) -> list[tuple[Row, str]]:
     """Each new head with the text to embed for it (the spec's text, kept or not)."""
     by_id = {doc_id: spec.text for spec, doc_id, _, _ in prepared}

@@ -120,8 +120,8 @@ def walk(root: Path, exclude: list[str]) -> Iterator[tuple[Path, str | None]]:
 class _Redirects(urllib.request.HTTPRedirectHandler):
     def __init__(self, limit: int) -> None:
         super().__init__()
-        self.max_redirections = limit
-        self.max_repeats = limit
+        self.max_redirections = limit  # type: ignore[misc]  # urllib reads the instance's
+        self.max_repeats = limit  # type: ignore[misc]
 
 
 def fetch(url: str, *, timeout_s: float, max_mb: float, max_redirects: int) -> Loaded:

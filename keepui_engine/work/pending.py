@@ -47,7 +47,7 @@ class Task:
 
 
 def _task(rec: tuple[Any, ...]) -> Task:
-    return Task(*rec[:4], json.loads(rec[4]), *rec[5:])  # type: ignore[arg-type]
+    return Task(*rec[:4], json.loads(rec[4]), *rec[5:])  # type: ignore[arg-type, call-arg]
 
 
 def enqueue(
