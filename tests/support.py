@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from keepui_engine.config import DEFAULT_TOML
@@ -40,3 +42,16 @@ def break_summarizer(store: Path, **queue: int) -> None:
             for line in toml.splitlines()
         )
     (store / "keepui.toml").write_text(toml + "\n")
+
+
+def run_cli(
+    store: Path, *args: str, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python -m keepui ARGS --store STORE` as a real subprocess, output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -8,27 +8,14 @@ from typing import Any
 import pytest
 
 from keepui_engine.errors import NotFound, UsageError
+from keepui_engine.flow_bindings import DEFAULT_PARAMS
 from keepui_engine.flows.loader import builtin_text, parse
 from keepui_engine.flows.model import FlowDoc, FlowTick
 from keepui_engine.flows.runtime import run_flow
 from keepui_engine.flows.signals import summarize
 
 DATA = Path(__file__).parent / "data"
-DEFAULTS = {
-    "tags": [],
-    "mode": None,
-    "limit": 10,
-    "margin_high": 0.15,
-    "margin_low": 0.03,
-    "entropy_high": 0.8,
-    "entropy_low": 0.3,
-    "lineage_strong": 0.5,
-    "temperature": 0.05,
-    "pivot_limit": 10,
-    "bridge_limit": 10,
-    "explore_limit": 20,
-    "expand_terms": 3,
-}
+DEFAULTS = {k: v for k, v in DEFAULT_PARAMS.items() if k != "query"}
 
 
 def docs(*names: str) -> dict[str, FlowDoc]:
