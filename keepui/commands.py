@@ -16,7 +16,11 @@ Command = tuple[str, str, Callable[[], Any]]
 
 
 class KeepuiCommands(Provider):
-    """Offers the calling screen's key-bound actions, the keepui themes and past searches."""
+    """Offers the calling screen's key-bound actions, the keepui themes and past searches.
+
+    A binding's tooltip, when it has one, names its command (`Run flow: … on the current
+    query` rather than the footer's `Flow`); a screen's `palette_commands()` adds its own.
+    """
 
     def commands(self) -> list[Command]:
         """(name, help, callback) for everything reachable from the calling screen."""
@@ -30,11 +34,15 @@ class KeepuiCommands(Provider):
                 continue  # a list's own j/k/g/G: not worth a command
             seen.add(binding.action)
             run = partial(self.app.run_action, binding.action, active.node)
-            out.append((binding.description, f"key: {binding.key_display or key}", run))
+            name = binding.tooltip or binding.description
+            out.append((name, f"key: {binding.key_display or key}", run))
         show_queue = getattr(self.app, "action_show_queue", None)
         if "show_queue" not in seen and callable(show_queue):
             # a focused input consumes `p`, which hides the binding: offer it anyway
             out.append(("Show queue", "key: p · failures, retry, purge", show_queue))
+        own = getattr(self.screen, "palette_commands", None)
+        if callable(own):
+            out.extend(own())
         for theme in THEMES:
             switch = partial(setattr, self.app, "theme", theme.name)
             out.append((f"Theme: {theme.name}", "switch colours", switch))

@@ -10,6 +10,9 @@ from textual.message import Message
 from keepui_engine import (
     FindQuery,
     FindResult,
+    FlowInfo,
+    FlowResult,
+    FlowTick,
     Hit,
     Item,
     Part,
@@ -139,3 +142,45 @@ class WriteDone(Message):
     """created, updated, unchanged, reverted, deleted, purged, or ingested (a folder)."""
     severity: str = "information"
     """The notification's severity (`warning` when some files of a folder failed)."""
+
+
+@dataclass
+class FlowsListed(Message):
+    """The state docs that can be run were listed."""
+
+    flows: list[FlowInfo]
+    """Shipped and stored state docs, by name."""
+
+
+@dataclass
+class FlowTicks(Message):
+    """Ticks of a running flow, in order (batched: a fast flow posts a few of these)."""
+
+    run: int
+    """The run they belong to (a restart starts a new one; late ticks of old runs are dropped)."""
+    ticks: list[FlowTick]
+    """The ticks, oldest first."""
+
+
+@dataclass
+class FlowPaused(Message):
+    """Step mode: the flow waits before its next tick until the user says go."""
+
+    run: int
+    """The run that waits."""
+    tick: int
+    """The number of the tick it will run next."""
+    state: str
+    """The state doc that tick evaluates."""
+    params: dict[str, Any]
+    """The params that tick will see (result lists shown as their size)."""
+
+
+@dataclass
+class FlowFinished(Message):
+    """A flow run ended: done, error, or stopped (budget, cancelled, no progress)."""
+
+    run: int
+    """The run that ended."""
+    result: FlowResult
+    """How it ended, every tick and the final results."""

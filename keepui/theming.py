@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-THEME_FILES = ("base.tcss", "main.tcss", "document.tcss", "diff.tcss")
+THEME_FILES = ("base.tcss", "main.tcss", "document.tcss", "diff.tcss", "flows.tcss")
 DEFAULT_THEME = "keepui-dark"
 
 KEEPUI_DARK = Theme(

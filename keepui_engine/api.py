@@ -383,6 +383,13 @@ class Workbench:
 
         return FlowHost(self).flows()
 
+    def flow_defaults(self) -> dict[str, Any]:
+        """The params a flow starts with (shipped defaults, then keepui.toml [flows]), and
+        `budget`."""
+        from keepui_engine.flow_bindings import DEFAULT_PARAMS
+
+        return {**DEFAULT_PARAMS, **self.settings.flow_params, "budget": self.settings.flow_budget}
+
     def run_flow(
         self,
         name: str,
@@ -409,13 +416,14 @@ class Workbench:
         Raises:
             NotFound: No state doc of that name. FlowError: a malformed doc or param.
         """
-        from keepui_engine.flow_bindings import DEFAULT_PARAMS, FlowHost
+        from keepui_engine.flow_bindings import DEFAULT_PARAMS, FlowHost, check_params
         from keepui_engine.flows import loader
         from keepui_engine.flows.runtime import run_flow
 
         host = FlowHost(self)
         if cursor is None:
             params = {**DEFAULT_PARAMS, **self.settings.flow_params, **(params or {})}
+        check_params(params or {})
         with self._session():
             start = loader.parse(doc, name) if doc is not None else host.load_flow(name)
             try:

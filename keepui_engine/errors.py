@@ -98,9 +98,7 @@ class FlowError(UsageError):
 
 _BY_NAME: dict[str, type[KeepuiError]] = {
     c.__name__: c
-    for c in (
-        KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError, FlowError
-    )
+    for c in (KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError, FlowError)
 }
 
 

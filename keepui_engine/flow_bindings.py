@@ -56,6 +56,27 @@ def coerce_params(raw: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def check_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Check the types of the params the shipped docs read (raises UsageError naming one)."""
+    for key, default in DEFAULT_PARAMS.items():
+        value = params.get(key)
+        if value is None or default is None:
+            continue
+        if isinstance(default, (int, float)) and (
+            isinstance(value, bool) or not isinstance(value, (int, float))
+        ):
+            raise UsageError(f"-p {key}={value!r}: give a number, e.g. -p {key}={default}.")
+        if (
+            isinstance(default, int)
+            and key.endswith(("limit", "terms"))
+            and (not isinstance(value, int) or value < 1)
+        ):
+            raise UsageError(f"-p {key}={value!r}: give a whole number, 1 or more.")
+        if isinstance(default, list) and not isinstance(value, list):
+            raise UsageError(f"-p {key}={value!r}: give k=v tags separated by commas.")
+    return params
+
+
 class FlowHost:
     """Loads state docs (the store's `.state/NAME` first, then the shipped ones) and runs
     actions through a Workbench, so flows work the same in the TUI, the CLI and a client.
@@ -73,22 +94,21 @@ class FlowHost:
             return loader.parse(self.wb.get(STATE_PREFIX + name).text or "", name)
         except NotFound:
             pass
-        text = loader.builtin_text(name)
-        if text is None:
+        doc = loader.builtin_doc(name)
+        if doc is None:
             known = ", ".join(info.name for info in self.flows())
             raise NotFound(
                 f"no state doc {name!r}: run one of {known}, put your own as "
                 f"{STATE_PREFIX}{name}, or give a YAML file with --file."
             )
-        return loader.parse(text, name)
+        return doc
 
     def flows(self) -> list[FlowInfo]:
         """Every state doc that can be run: shipped ones, and the store's (which win)."""
         out = {
-            name: FlowInfo(
-                name, "builtin", loader.parse(loader.builtin_text(name) or "", name).description
-            )
+            name: FlowInfo(name, "builtin", doc.description)
             for name in loader.builtin_names()
+            if (doc := loader.builtin_doc(name)) is not None
         }
         for item in self.wb.list_items(STATE_PREFIX, limit=1000):
             name = item.id[len(STATE_PREFIX) :]

@@ -30,6 +30,7 @@ purge dead letters.
 | `a` / `f` | add a note / add a file of any format, a folder, or an http(s) URL |
 | `t` | edit the hit's tags |
 | `x` / `X` | delete (revert to the previous version) / purge with all history |
+| `Ctrl+R` / `Ctrl+T` | run query-resolve on this tab's query (or the typed text) / step it |
 
 **Search syntax**: words, plus filters `tag:key=value` (or `tag:key`), `since:P7D`,
 `since:2026-11-01`, `until:…`, `mode:dense|bm25|hybrid`, `n:20`, `min:0.3`,
@@ -42,6 +43,22 @@ purge dead letters.
 | `d` / `Enter` | diff the mark (or the previous version) with the cursor's version |
 | `y` / `Y` · `e` · `t` · `x` / `X` | as on the search screen |
 | `Enter` on a similar item | open it |
+
+## Flow
+Runs a state doc (query-resolve by default) on the query and shows each tick as it happens:
+the rules (`✓` fired, `·` not) and where they led, each search with its signals (margin,
+entropy, lineage) and top hits; then the outcome, its reason and the final results.
+
+| key | action |
+|---|---|
+| `s` | step mode on / off: pause before each tick |
+| `n` | run the next tick (while running: pause before the next one) |
+| `c` | continue: leave step mode and run to the end |
+| `r` | restart with the params editor's thresholds (cancels the current run) |
+| `e` | edit the params: `margin_high=0.2 entropy_high=0.7 budget=8`; `Enter` restarts |
+| `f` | pick another state doc (or `Ctrl+P`, `Flow: NAME`) |
+| `Enter` on a result | open the document; `y` copies its id |
+| `Escape` | leave the editor; else cancel the run and go back |
 
 ## Diff
 `n` / `p` next / previous change · `j`/`k` scroll (both sides together) · `Escape` back.

@@ -24,9 +24,9 @@ from keepui.widgets.history_list import HistoryList
 from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.search_bar import SearchBar
+from keepui.widgets.search_bar import SearchBar, parse_search
 from keepui.widgets.status_bar import StatusBar
-from keepui_engine import FindQuery, Hit, SearchRecord, Workbench, compare_results
+from keepui_engine import FindQuery, Hit, SearchRecord, UsageError, Workbench, compare_results
 
 HINT = "Type a query and press Enter. F1 lists the keys; Ctrl+P reaches every action."
 
@@ -40,6 +40,19 @@ class MainScreen(WorkbenchScreen):
         Binding("h", "toggle_history", "History"),
         Binding("c", "compare", "Compare"),
         Binding("r", "rerun", "Re-run"),
+        Binding(
+            "ctrl+r",
+            "run_flow",
+            "Flow",
+            tooltip="Run flow: query-resolve on the current query",
+        ),
+        Binding(
+            "ctrl+t",
+            "step_flow",
+            "Step flow",
+            show=False,
+            tooltip="Step through flow: query-resolve on the current query, tick by tick",
+        ),
         Binding("w", "close_tab", "Close tab"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False),
         Binding("right_square_bracket", "tab(1)", "Next tab", show=False),
@@ -246,6 +259,36 @@ class MainScreen(WorkbenchScreen):
         if target.parent is not None and target.parent.id:
             tabs.active = target.parent.id
             target.focus()
+
+    def action_run_flow(self, step: bool = False) -> None:
+        """Open the flow screen: query-resolve on the current query, running (or stepping)."""
+        q = self._flow_query()
+        if q is None:
+            return
+        from keepui.screens.flows import FlowsScreen
+
+        self.app.push_screen(FlowsScreen(self.wb, q, step=step))
+
+    def action_step_flow(self) -> None:
+        """Open the flow screen in step mode: it pauses before each tick."""
+        self.action_run_flow(step=True)
+
+    def _flow_query(self) -> FindQuery | None:
+        """The text being typed in the search bar, else the active tab's search."""
+        bar = self.query_one("#search-bar", SearchBar)
+        box = self.query_one("#search-input", Input)
+        pane = self.query_one("#results", ResultTabs).current
+        typed = box.value.strip()
+        if pane is not None and not (box.has_focus and typed):
+            return pane.q
+        if not typed:
+            self.notify("Type a query or run a search first: the flow runs on it.")
+            return None
+        try:
+            return parse_search(typed, bar.mode, bar.limit)
+        except UsageError as exc:
+            self.app.post_message(EngineFailed(exc))
+            return None
 
     def action_compare(self) -> None:
         """Compare the active tab with the tab opened before it."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 from importlib import resources
 from typing import Any
@@ -127,10 +128,17 @@ def _return(raw: Any, at: str) -> tuple[str | None, dict[str, Any] | None]:
     return str(status), None if with_ is None else dict(with_)
 
 
+@functools.cache
+def _names() -> tuple[str, ...]:
+    folder = resources.files("keepui_engine.flows") / "builtin"
+    return tuple(
+        sorted(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    )
+
+
 def builtin_names() -> list[str]:
     """The names of the state docs shipped with keepui."""
-    folder = resources.files("keepui_engine.flows") / "builtin"
-    return sorted(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    return list(_names())
 
 
 def builtin_text(name: str) -> str | None:
@@ -138,3 +146,10 @@ def builtin_text(name: str) -> str | None:
     if name not in builtin_names():
         return None
     return (resources.files("keepui_engine.flows") / "builtin" / f"{name}.yaml").read_text("utf-8")
+
+
+@functools.cache
+def builtin_doc(name: str) -> FlowDoc | None:
+    """A shipped state doc, parsed once per process; None when there is none of that name."""
+    text = builtin_text(name)
+    return None if text is None else parse(text, name)

@@ -84,6 +84,8 @@ def test_a_state_doc_from_stdin_and_the_listing(store: Path) -> None:
         (["flow", "nope", "-q", "x"], 2, "no state doc 'nope'"),
         (["flow", "-q", "x", "-p", "oops"], 1, "KEY=VALUE"),
         (["flow", "-q", "x", "--budget", "0"], 1, "--budget 0"),
+        (["flow", "-q", "x", "-p", "margin_high=abc"], 1, "give a number"),
+        (["flow", "-q", "x", "-p", "limit=0"], 1, "whole number"),
         (["flow", "x", "-f", "/no/such/file.yaml"], 1, "--file"),
         (["flow", "x", "-f", "-", "-q", "y"], 1, "not valid YAML"),
     ],

@@ -1,4 +1,4 @@
-"""themes/ ships inside the wheel (as keepui/themes) and is found from there."""
+"""themes/ (as keepui/themes) and the shipped state docs are inside the wheel and found there."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def test_wheel_contains_the_themes(tmp_path: Path) -> None:
     wheel = next((tmp_path / "dist").glob("keepui-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"keepui/themes/{n}" for n in theming.THEME_FILES} <= names
+    assert "keepui_engine/flows/builtin/query-resolve.yaml" in names  # the shipped state docs
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     code = "from keepui import theming; print(theming.themes_dir())"

@@ -15,6 +15,7 @@ from tui_helpers import search, settle, submit
 
 from keepui.app import KeepuiApp
 from keepui.screens.document import DocumentScreen
+from keepui.screens.flows import FlowsScreen
 from keepui_engine import FindQuery, Workbench
 
 SIZE = (120, 40)
@@ -72,6 +73,18 @@ class TestDiffScreen:
             await pilot.app.push_screen(DocumentScreen(snap_app.workbench, "storage"))
             await _ready(pilot)
             await pilot.press("d")
+            await _ready(pilot)
+
+        assert snap_compare(snap_app, terminal_size=SIZE, run_before=run_before)
+
+
+class TestFlowsScreen:
+    def test_finished_flow(self, snap_app: KeepuiApp, snap_compare: Any) -> None:
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _ready(pilot)
+            q = FindQuery("storage", mode="dense")
+            # timings off: elapsed milliseconds would change every picture
+            await pilot.app.push_screen(FlowsScreen(snap_app.workbench, q, timings=False))
             await _ready(pilot)
 
         assert snap_compare(snap_app, terminal_size=SIZE, run_before=run_before)
