@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from keepui_engine.api import Workbench, open_workbench
 from keepui_engine.config import Settings, load_settings, resolve_store
 from keepui_engine.errors import (
@@ -14,7 +16,6 @@ from keepui_engine.errors import (
     UsageError,
 )
 from keepui_engine.evaluation import EvalResult, evaluate, write_runs
-from keepui_engine.flow_bindings import coerce_params as parse_flow_params
 from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
 from keepui_engine.inputs import source_kind
 from keepui_engine.searches import compare_results
@@ -36,6 +37,17 @@ from keepui_engine.types import (
     VersionDiff,
     VersionInfo,
 )
+
+
+def parse_flow_params(raw: list[str] | None) -> dict[str, Any]:
+    """Parse repeated `-p KEY=VALUE` flow params (see `flow_bindings.coerce_params`).
+
+    Imported on call: the flow bindings are not needed on the start-up path of other commands.
+    """
+    from keepui_engine.flow_bindings import coerce_params
+
+    return coerce_params(raw)
+
 
 __all__ = [
     "ActionCall",

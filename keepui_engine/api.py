@@ -62,6 +62,15 @@ def _why_type() -> Any:
     return WhyResult
 
 
+def _unexpected(what: str, exc: Exception) -> StoreError:
+    """A non-keepui exception, wrapped so that only KeepuiErrors leave the facade."""
+    return StoreError(
+        f"{what} failed unexpectedly: {type(exc).__name__}: {exc}. The store was not "
+        "changed by the failed step; please report this with the command you ran.",
+        "Unexpected error",
+    )
+
+
 def _encode(result: Any) -> Any:
     if isinstance(result, list):
         return [_encode(x) for x in result]
@@ -142,11 +151,7 @@ class Workbench:
         except KeepuiError:
             raise
         except Exception as exc:  # the one error model: nothing else leaves the facade
-            raise StoreError(
-                f"{op} failed unexpectedly: {type(exc).__name__}: {exc}. The store was not "
-                "changed by the failed step; please report this with the command you ran.",
-                "Unexpected error",
-            ) from exc
+            raise _unexpected(op, exc) from exc
 
     def _route(self, op: str, args: dict[str, Any]) -> Any:
         if self._engine is not None:
@@ -167,16 +172,8 @@ class Workbench:
             if self._lock.acquire(
                 self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
             ):
-                engine = None
-                try:
-                    engine = self._open_engine(check_model=op != "reindex")
-                    result = getattr(engine, op)(**args)
-                    engine.flush()
-                    return result
-                finally:
-                    if engine is not None:
-                        engine.store.close()
-                    self._lock.release()
+                with self._held(check_model=op != "reindex") as engine:
+                    return getattr(engine, op)(**args)
 
     # -- serving ------------------------------------------------------------------------------
     def serve(self, *, worker: bool = True) -> None:
@@ -440,10 +437,7 @@ class Workbench:
             except KeepuiError:
                 raise
             except Exception as exc:
-                raise StoreError(
-                    f"flow {name!r} failed unexpectedly: {type(exc).__name__}: {exc}.",
-                    "Unexpected error",
-                ) from exc
+                raise _unexpected(f"flow {name!r}", exc) from exc
 
     @contextmanager
     def _session(self) -> Iterator[None]:
@@ -456,17 +450,26 @@ class Workbench:
         ):
             yield  # a server came up meanwhile: each call goes to it
             return
-        try:
-            self._engine = self._open_engine()
-            yield
-        finally:
-            engine, self._engine = self._engine, None
+        with self._held() as engine:
+            self._engine = engine
             try:
-                if engine is not None:
-                    engine.flush()
-                    engine.store.close()
+                yield
             finally:
-                self._lock.release()
+                self._engine = None
+
+    @contextmanager
+    def _held(self, check_model: bool = True) -> Iterator[Engine]:
+        """An engine on the store whose lock this process has just taken: flushed when the
+        work succeeds, closed and the lock released however it ends."""
+        engine = None
+        try:
+            engine = self._open_engine(check_model=check_model)
+            yield engine
+            engine.flush()
+        finally:
+            if engine is not None:
+                engine.store.close()
+            self._lock.release()
 
     def why(self, doc_id: str, q: FindQuery) -> Any:
         """Where `doc_id` ranked in each channel for the query `q`, and which step removed it."""

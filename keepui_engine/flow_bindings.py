@@ -127,7 +127,10 @@ class FlowHost:
             raise FlowError(
                 f"unknown action {action!r}: flows can run {', '.join(sorted(_ACTIONS))}."
             )
-        return handler(self, args)
+        try:
+            return handler(self, args)
+        except (TypeError, ValueError) as exc:  # an argument of the wrong type in `with:`
+            raise FlowError(f"{action}: bad arguments {args!r}: {exc}.") from exc
 
     def find(self, args: dict[str, Any]) -> dict[str, Any]:
         """find: ranked hits plus their signals (margin, entropy, lineage, facets)."""

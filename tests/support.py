@@ -45,7 +45,7 @@ def break_summarizer(store: Path, **queue: int) -> None:
 
 
 def run_cli(
-    store: Path, *args: str, stdin: str | None = None, timeout: float = 120
+    store: Path, *args: str, stdin: str | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     """`python -m keepui ARGS --store STORE` as a real subprocess, output captured as text."""
     return subprocess.run(

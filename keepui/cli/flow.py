@@ -117,9 +117,7 @@ def _nl_tick(tick: FlowTick) -> None:
 def _text_tick(tick: FlowTick) -> None:
     out(f"tick {tick.tick}  {tick.state}  ({tick.elapsed_ms:.0f} ms)  → {tick.outcome}")
     for rule in tick.rules:
-        if rule.when and not rule.fired:
-            continue
-        if rule.when:
+        if rule.when and rule.fired:
             out(f"    ✓ {rule.rule}: {rule.when}" + (f"  → {rule.outcome}" if rule.outcome else ""))
     for call in tick.searches:
         o = call.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -82,19 +83,14 @@ def _ops(code: str) -> str:
     return re.sub(r"!(?!=)", " not ", code)
 
 
-_cache: dict[str, ast.expr] = {}
-
-
+@functools.lru_cache(maxsize=1024)
 def compile_expr(source: str) -> ast.expr:
     """Parse an expression once (raises FlowError naming it when it is not valid)."""
-    tree = _cache.get(source)
-    if tree is None:
-        try:
-            tree = ast.parse(_to_python(source).strip(), mode="eval").body
-        except SyntaxError as exc:
-            raise FlowError(f"cannot parse the expression {source!r}: {exc.msg}.") from exc
-        _check(tree, source)
-        _cache[source] = tree
+    try:
+        tree = ast.parse(_to_python(source).strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise FlowError(f"cannot parse the expression {source!r}: {exc.msg}.") from exc
+    _check(tree, source)
     return tree
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import run_cli as run
 
 HIT_KEYS = {
     "id",
@@ -20,16 +21,6 @@ HIT_KEYS = {
     "created",
     "updated",
 }
-
-
-def run(store: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_put_get_find_round_trip(store_dir: Path) -> None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from support import break_summarizer, make_fake_store
+from support import run_cli as run
 
 LONG = " ".join(
     f"Sentence {i} is about the tides, the boats and the harbour wall." for i in range(40)
@@ -15,15 +14,6 @@ LONG = " ".join(
 SECTIONS = "\n\n".join(
     f"# Chapter {n}\n" + " ".join(f"word{n}x{i}" for i in range(300)) for n in range(1, 4)
 )
-
-
-def run(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def js(store: Path, *args: str) -> dict[str, object]:

@@ -14,18 +14,10 @@ from pathlib import Path
 
 import pytest
 from support import make_fake_store
+from support import run_cli as run
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "docs"
 needs_docs = pytest.mark.skipif(not DOCS.is_dir(), reason=f"{DOCS} (shared test files) is absent")
-
-
-def run(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def put_json(store: Path, *args: str) -> dict[str, object]:

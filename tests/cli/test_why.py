@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def run(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from support import run_cli as run
 
 
 @pytest.fixture

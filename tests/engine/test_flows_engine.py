@@ -64,6 +64,8 @@ def test_a_doc_given_as_text_and_bad_docs(seeded: Workbench) -> None:
         seeded.run_flow("no-such-flow", {"query": "x"})
     bad_action = seeded.run_flow("adhoc", {}, doc="rules: [{do: teleport}]")
     assert bad_action.status == "error" and "teleport" in bad_action.reason
+    bad_arg = seeded.run_flow("adhoc", {}, doc="rules: [{do: find, with: {query: q, limit: x}}]")
+    assert bad_arg.status == "error" and "find: bad arguments" in bad_arg.reason
 
 
 def test_thresholds_and_budget_come_from_keepui_toml(tmp_path: Path) -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import run_cli as run
 
 from keepui_engine import PutSpec, open_workbench
 
@@ -21,15 +20,6 @@ NOTES = {
     "recipe": "Bake the sourdough at 230 degrees for twenty minutes with the lid on.",
     "meeting": "Standup: Alice is blocked on the login bug, Bob reviews the payment service.",
 }
-
-
-def run(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 @pytest.fixture(scope="module")

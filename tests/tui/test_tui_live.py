@@ -4,10 +4,8 @@ socket, and what they add appears in the open result tab (real subprocesses)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
+from support import run_cli as keepui
 from tui_helpers import search, settle
 
 from keepui.app import KeepuiApp
@@ -15,15 +13,6 @@ from keepui.widgets.history_list import HistoryList
 from keepui.widgets.result_tabs import ResultTabs
 from keepui.widgets.status_bar import StatusBar
 from keepui_engine import Workbench
-
-
-def keepui(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "keepui", *args, "--store", str(store)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 async def test_put_and_find_from_other_processes(app: KeepuiApp, seeded: Workbench) -> None:
