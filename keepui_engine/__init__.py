@@ -9,6 +9,7 @@ from keepui_engine.config import Settings, load_settings, resolve_store
 from keepui_engine.errors import (
     ConfigError,
     FlowError,
+    Interrupted,
     KeepuiError,
     NotFound,
     ProviderError,
@@ -17,7 +18,8 @@ from keepui_engine.errors import (
 )
 from keepui_engine.evaluation import EvalResult, evaluate, write_runs
 from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
-from keepui_engine.inputs import source_kind
+from keepui_engine.inputs import looks_like_path, source_kind
+from keepui_engine.interrupts import install as install_interrupts
 from keepui_engine.searches import compare_results
 from keepui_engine.types import (
     DeleteResult,
@@ -63,6 +65,7 @@ __all__ = [
     "FindQuery",
     "FindResult",
     "Hit",
+    "Interrupted",
     "IngestEntry",
     "IngestReport",
     "Item",
@@ -81,7 +84,9 @@ __all__ = [
     "VersionDiff",
     "VersionInfo",
     "Workbench",
+    "install_interrupts",
     "load_settings",
+    "looks_like_path",
     "open_workbench",
     "parse_flow_params",
     "resolve_store",

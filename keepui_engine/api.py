@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine import server
-from keepui_engine.config import Settings, load_settings
+from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
 from keepui_engine.errors import KeepuiError, NotFound, StoreError, UsageError
 from keepui_engine.locking import StoreLock
 from keepui_engine.types import (
@@ -413,16 +413,22 @@ class Workbench:
         Raises:
             NotFound: No state doc of that name. FlowError: a malformed doc or param.
         """
-        from keepui_engine.flow_bindings import DEFAULT_PARAMS, FlowHost, check_params
+        from keepui_engine import flow_bindings as fb
         from keepui_engine.flows import loader
         from keepui_engine.flows.runtime import run_flow
 
-        host = FlowHost(self)
+        host = fb.FlowHost(self)
+        given = dict(params or {})
         if cursor is None:
-            params = {**DEFAULT_PARAMS, **self.settings.flow_params, **(params or {})}
-        check_params(params or {})
+            params = {**fb.DEFAULT_PARAMS, **self.settings.flow_params, **given}
+        fb.check_params(params or {})
         with self._session():
-            start = loader.parse(doc, name) if doc is not None else host.load_flow(name)
+            if doc is not None:
+                start = fb.check_actions(loader.parse(doc, name))
+            else:
+                start = host.load_flow(name)
+            if cursor is None:
+                fb.check_param_names(given, fb.known_params(start, host.load_flow), name)
             try:
                 return run_flow(
                     start,
@@ -540,6 +546,23 @@ def open_workbench(
     *,
     own: bool = False,
     embedder: Embedder | None = None,
+    create: bool = True,
 ) -> Workbench:
-    """Open a store directory (created with a default keepui.toml on first use)."""
+    """Open a store directory (created with a default keepui.toml on first use).
+
+    Args:
+        store: The store directory; None means $KEEPUI_STORE or ~/.keepui.
+        own: Hold the store for the Workbench's lifetime (see Workbench).
+        embedder: An embedder to use instead of the one keepui.toml names (tests).
+        create: Create the store when there is none; False raises StoreError instead
+            (commands that only read must not turn a mistyped path into an empty store).
+    """
+    if not create:
+        root = resolve_store(store)
+        if not store_exists(root):
+            raise StoreError(
+                f"no store at {root}",
+                "No store",
+                hint="create one with keepui put, or check --store / KEEPUI_STORE",
+            )
     return Workbench(load_settings(store), own=own, embedder=embedder)

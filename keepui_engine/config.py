@@ -171,6 +171,11 @@ def resolve_store(store: str | os.PathLike[str] | None) -> Path:
     return Path(raw).expanduser().resolve()
 
 
+def store_exists(root: Path) -> bool:
+    """Whether a directory holds a keepui store (its keepui.toml or its database)."""
+    return (root / CONFIG_NAME).is_file() or (root / "keepui.duckdb").is_file()
+
+
 def _get(table: dict[str, object], key: str, kind: type, default: object, where: str) -> object:
     value = table.get(key, default)
     if kind is float and isinstance(value, int) and not isinstance(value, bool):

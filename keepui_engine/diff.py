@@ -129,8 +129,17 @@ def version_diff(
             f"{doc_id!r} has only one version, so there is nothing to compare yet. "
             f"`keepui get {doc_id} --history` lists its versions."
         )
-    _, left = engine._resolve(doc_id, 1 if a is None else a)
-    _, right = engine._resolve(doc_id, 0 if b is None else b)
+    a, b = (1 if a is None else a), (0 if b is None else b)
+    for name, offset in (("A", a), ("B", b)):
+        ordinal = head.version - offset if offset >= 0 else -offset
+        if not 1 <= ordinal <= head.version:
+            raise NotFound(
+                f"diff {doc_id}: {name} = {offset} is no version of {doc_id!r}, which has "
+                f"{head.version}: give A and B as 0..{head.version - 1} (0 the current one) "
+                f"or -1..-{head.version} (-1 the oldest), or {doc_id}@V{{N}}."
+            )
+    _, left = engine._resolve(doc_id, a)
+    _, right = engine._resolve(doc_id, b)
     rows = diff_texts(_text(left), _text(right))
     return VersionDiff(
         id=doc_id,

@@ -7,26 +7,35 @@ class KeepuiError(Exception):
     """Root of all engine errors.
 
     Args:
-        message: What went wrong, naming the input and what to do about it.
+        message: What went wrong, naming the input (and, when no hint is given, what to do).
         title: A short heading for dialogs and the CLI's `Error:` line.
+        hint: What to do about it, when the message does not say.
     """
 
     exit_code = 2
     kind = "error"
+    #: The error kinds scripts see in `{"error": {"kind": ...}}`.
+    public_kind = "store"
 
-    def __init__(self, message: str, title: str | None = None) -> None:
+    def __init__(self, message: str, title: str | None = None, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.title = title or self.default_title()
+        self.hint = hint
 
     @classmethod
     def default_title(cls) -> str:
         """Return the title used when none is given."""
         return "keepui error"
 
-    def to_dict(self) -> dict[str, str]:
-        """Serialise for JSON output and the store socket."""
-        return {"type": type(self).__name__, "title": self.title, "message": self.message}
+    def to_dict(self) -> dict[str, str | None]:
+        """Serialise for the store socket."""
+        return {
+            "type": type(self).__name__,
+            "title": self.title,
+            "message": self.message,
+            "hint": self.hint,
+        }
 
 
 class UsageError(KeepuiError):
@@ -34,6 +43,7 @@ class UsageError(KeepuiError):
 
     exit_code = 1
     kind = "usage"
+    public_kind = "usage"
 
     @classmethod
     def default_title(cls) -> str:
@@ -45,6 +55,7 @@ class NotFound(KeepuiError):
     """The id or version asked for does not exist."""
 
     kind = "not_found"
+    public_kind = "not_found"
 
     @classmethod
     def default_title(cls) -> str:
@@ -67,6 +78,7 @@ class ProviderError(KeepuiError):
     """An embedding or other provider is missing or failed."""
 
     kind = "provider"
+    public_kind = "provider"
 
     @classmethod
     def default_title(cls) -> str:
@@ -96,13 +108,35 @@ class FlowError(UsageError):
         return "Flow error"
 
 
+class Interrupted(KeepuiError):
+    """Ctrl-C or SIGTERM stopped a long command; what was finished is stored."""
+
+    exit_code = 130
+    kind = "interrupted"
+    public_kind = "interrupted"
+
+    @classmethod
+    def default_title(cls) -> str:
+        """Return the title used when none is given."""
+        return "Interrupted"
+
+
 _BY_NAME: dict[str, type[KeepuiError]] = {
     c.__name__: c
-    for c in (KeepuiError, UsageError, NotFound, StoreError, ProviderError, ConfigError, FlowError)
+    for c in (
+        KeepuiError,
+        UsageError,
+        NotFound,
+        StoreError,
+        ProviderError,
+        ConfigError,
+        FlowError,
+        Interrupted,
+    )
 }
 
 
-def error_from_dict(data: dict[str, str]) -> KeepuiError:
+def error_from_dict(data: dict[str, str | None]) -> KeepuiError:
     """Rebuild an error sent over the store socket."""
-    cls = _BY_NAME.get(data.get("type", ""), KeepuiError)
-    return cls(data.get("message", "unknown error"), data.get("title"))
+    cls = _BY_NAME.get(data.get("type") or "", KeepuiError)
+    return cls(data.get("message") or "unknown error", data.get("title"), data.get("hint"))

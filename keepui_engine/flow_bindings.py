@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import FlowError, NotFound, UsageError
+from keepui_engine.errors import FlowError, KeepuiError, NotFound, UsageError
 from keepui_engine.flows import actions, loader, signals
 from keepui_engine.flows.model import FlowDoc, FlowInfo
 from keepui_engine.types import FindQuery
@@ -77,6 +79,71 @@ def check_params(params: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
+# The arguments each action reads from `with:`; any other key is a mistake in the state doc.
+ACTION_ARGS: dict[str, tuple[str, ...]] = {
+    "find": ("query", "tags", "limit", "since", "until", "mode", "min_score", "temperature"),
+    "get": ("id",),
+    "related": ("results", "limit"),
+    "pick": ("candidates",),
+    "expand": ("query", "results", "terms"),
+}
+_PARAM_REF = re.compile(r"\bparams\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def check_actions(doc: FlowDoc) -> FlowDoc:
+    """Raise FlowError for a rule whose `with:` gives an action an argument it does not read."""
+    for n, rule in enumerate((*doc.rules, *doc.post), 1):
+        known = ACTION_ARGS.get(rule.do or "")
+        if known is None:
+            continue
+        unknown = sorted(set(rule.args) - set(known))
+        if unknown:
+            raise FlowError(
+                f"state doc {doc.name!r}, rule {rule.id or n}: {rule.do} has no argument "
+                f"{', '.join(map(repr, unknown))}; it reads {', '.join(known)}."
+            )
+    return doc
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def known_params(start: FlowDoc, load: Callable[[str], FlowDoc]) -> set[str]:
+    """The params a run can use: the shipped ones and every `params.X` the reachable docs read."""
+    known = set(DEFAULT_PARAMS)
+    todo, seen = [start], {start.name}
+    while todo:
+        doc = todo.pop()
+        for rule in (*doc.rules, *doc.post):
+            texts = _strings([rule.when, rule.args, rule.then_with, rule.return_with])
+            known.update(m for t in texts for m in _PARAM_REF.findall(t))
+            known.update(rule.then_with)
+            if rule.then and rule.then not in seen:
+                seen.add(rule.then)
+                try:
+                    todo.append(load(rule.then))
+                except KeepuiError:
+                    continue  # reported when the run gets there
+    return known
+
+
+def check_param_names(params: dict[str, Any], known: set[str], flow: str) -> None:
+    """Raise UsageError naming the known params when `params` holds one no doc reads."""
+    unknown = sorted(k for k in params if k not in known)
+    if unknown:
+        raise UsageError(
+            f"-p {unknown[0]}: flow {flow!r} has no param {unknown[0]!r}; the params are "
+            f"{', '.join(sorted(known))}."
+        )
+
+
 class FlowHost:
     """Loads state docs (the store's `.state/NAME` first, then the shipped ones) and runs
     actions through a Workbench, so flows work the same in the TUI, the CLI and a client.
@@ -91,7 +158,7 @@ class FlowHost:
     def load_flow(self, name: str) -> FlowDoc:
         """The state doc called `name` (raises NotFound naming the ones there are)."""
         try:
-            return loader.parse(self.wb.get(STATE_PREFIX + name).text or "", name)
+            return check_actions(loader.parse(self.wb.get(STATE_PREFIX + name).text or "", name))
         except NotFound:
             pass
         doc = loader.builtin_doc(name)
@@ -126,6 +193,12 @@ class FlowHost:
         if handler is None:
             raise FlowError(
                 f"unknown action {action!r}: flows can run {', '.join(sorted(_ACTIONS))}."
+            )
+        unknown = sorted(set(args) - set(ACTION_ARGS[action]))
+        if unknown:
+            raise FlowError(
+                f"{action} has no argument {', '.join(map(repr, unknown))}; "
+                f"it reads {', '.join(ACTION_ARGS[action])}."
             )
         try:
             return handler(self, args)

@@ -46,16 +46,50 @@ def check_id(doc_id: str) -> str:
 PART_SUFFIX = re.compile(r"^(?P<id>.+)@P\{(?P<n>[0-9]+)\}$")
 
 
+_ANY_SUFFIX = re.compile(r"^(?P<id>.+)@(?P<kind>[VvP])\{(?P<n>[^{}]*)\}$")
+
+
+def _malformed(address: str, kind: str) -> None:
+    """Raise UsageError when `address` ends in a version or part suffix that is not a number."""
+    m = _ANY_SUFFIX.match(address)
+    if m is None or m.group("kind").upper() != kind:
+        return
+    base, n = m.group("id"), m.group("n")
+    if kind == "P":
+        raise UsageError(
+            f"{address!r}: a part is a number from 1: {base}@P{{1}} is the first "
+            f"(keepui get {base} --parts lists them)."
+        )
+    raise UsageError(
+        f"{address!r}: a version is a whole number: {base}@V{{1}} is the previous one, "
+        f"{base}@V{{-1}} the oldest (not {n!r})."
+    )
+
+
 def split_part(address: str) -> tuple[str, int] | None:
-    """Split `ADDRESS@P{N}` into (ADDRESS, N), or None when there is no part suffix."""
+    """Split `ADDRESS@P{N}` into (ADDRESS, N), or None when there is no part suffix.
+
+    Raises:
+        UsageError: The address ends in `@P{...}` that is not a number.
+    """
     m = PART_SUFFIX.match(address)
-    return (m.group("id"), int(m.group("n"))) if m else None
+    if m is None:
+        _malformed(address, "P")
+        return None
+    return m.group("id"), int(m.group("n"))
 
 
 def split_version(address: str) -> tuple[str, int] | None:
-    """Split `ID@V{N}` into (ID, N), or None when the address has no version suffix."""
+    """Split `ID@V{N}` into (ID, N), or None when the address has no version suffix.
+
+    Raises:
+        UsageError: The address ends in `@V{...}` that is not a whole number.
+    """
     m = VERSION_SUFFIX.match(address)
-    return (m.group("id"), int(m.group("n"))) if m else None
+    if m is None:
+        _malformed(address, "V")
+        return None
+    return m.group("id"), int(m.group("n"))
 
 
 def tag_key(raw: str) -> str:
@@ -181,6 +215,35 @@ def local_path(source: str) -> Path | None:
     except OSError:
         return None
     return None
+
+
+# Extensions that make a one-line SOURCE a file name rather than a note (the formats keepui
+# reads, and the common text, data and code files).
+_EXTENSIONS = """\
+    pdf docx doc pptx ppt xlsx xls odt ods odp rtf epub html htm xhtml xml md markdown rst
+    txt text log csv tsv json jsonl yaml yml toml ini cfg conf tex bib org adoc py js ts tsx
+    jsx java c h cc cpp hpp go rs rb php sh bash zsh sql r ipynb css scss svg mp3 flac ogg oga
+    opus wav aiff aif m4a wma aac jpg jpeg png gif tif tiff webp bmp heic eml msg zip gz"""
+FILE_EXTENSIONS = frozenset(_EXTENSIONS.split())
+
+
+def looks_like_path(source: str) -> bool:
+    """Whether a SOURCE that names no existing file was meant as a path, not as a note.
+
+    True for one line that starts with `~`, `./`, `../` or `/`; or holds no space and contains
+    a path separator or starts with `.`; or ends in a known file extension (`notes.md`).
+    A sentence with a slash in it ("TCP/IP won") stays a note.
+    """
+    text = source.strip()
+    if not text or "\n" in text or len(text) > 4096:
+        return False
+    if text.startswith(("~", "./", "../", "/", ".\\")):
+        return True
+    spaced = any(c.isspace() for c in text)
+    if not spaced and ("/" in text or os.sep in text or text.startswith(".")):
+        return True
+    stem, dot, ext = text.rpartition(".")
+    return bool(dot and stem and not stem.endswith((" ", ".")) and ext.lower() in FILE_EXTENSIONS)
 
 
 def source_kind(source: str | None) -> str:

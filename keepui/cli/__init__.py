@@ -1,4 +1,5 @@
-"""The keepui command line; exit codes 0 ok, 1 usage, 2 not found or store/provider error."""
+"""The keepui command line; exit codes 0 ok, 1 usage, 2 not found or store/provider error,
+130 interrupted (Ctrl-C or SIGTERM)."""
 
 from __future__ import annotations
 
@@ -7,49 +8,83 @@ from typing import Any
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI and map failures to exit codes (never a traceback for known errors)."""
+    """Run the CLI and map failures to exit codes (never a traceback, never a silent exit)."""
     args = sys.argv[1:] if argv is None else argv
+    from keepui.cli.output import json_wanted
+
+    json_ = json_wanted(args)
     try:
         if not args and sys.stdin.isatty() and sys.stdout.isatty():
             from keepui.cli.tui import run_tui  # bare `keepui`: the workbench, no Typer detour
 
             code: int | None = run_tui(None)
         elif not args:  # not in a terminal (a script, a pipe): the help, as before
-            code = _run_typer(["--help"])
+            code = _run_typer(["--help"], json_)
         else:
+            if args[0] not in ("tui", "serve"):  # those two handle signals their own way
+                from keepui_engine import install_interrupts
+
+                install_interrupts()
             from keepui.cli import fastfind
 
             code = fastfind.run(args)
-        if code is None:
-            code = _run_typer(args)
+            if code is None:
+                code = _run_typer(args, json_)
     except BrokenPipeError:
         code = 0
+    except KeyboardInterrupt:
+        code = _interrupted(json_)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: an error, not a traceback
+        code = _unexpected(exc, json_)
     sys.exit(code)
 
 
-def _run_typer(args: list[str]) -> int:
+def _run_typer(args: list[str], json_: bool = False) -> int:
     from typer import exceptions as tx
 
-    from keepui.cli.app import app
-    from keepui.cli.output import report_error
+    from keepui.cli.app import command
+    from keepui.cli.output import emit_error, report_error
     from keepui_engine import KeepuiError
 
     try:
-        rv = app(args=args, standalone_mode=False, prog_name="keepui")
+        rv = command().main(args=args, standalone_mode=False, prog_name="keepui")
     except tx.Exit as exc:
+        if exc.exit_code == 130 and isinstance(exc.__cause__, KeyboardInterrupt):
+            return _interrupted(json_)  # Typer turns Ctrl-C inside a command into Exit(130)
         return int(exc.exit_code)
     except tx.Abort:
-        sys.stderr.write("Aborted.\n")
-        return 1
+        return emit_error("usage", "aborted", None, title="", code=1, json_=json_)
     except tx.TyperException as exc:  # usage errors: missing or bad arguments and options
         ctx = getattr(exc, "ctx", None)
         name = ctx.command_path if ctx is not None else "keepui"
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        sys.stderr.write(f"Error: {message}\nTry '{name} --help'.\n")
-        return 1
+        return emit_error("usage", message, f"try '{name} --help'", title="", code=1, json_=json_)
     except KeepuiError as exc:
-        return report_error(exc)
+        return report_error(exc, json_)
     return rv if isinstance(rv, int) else 0  # a typer.Exit(code) comes back as its code
+
+
+def _interrupted(json_: bool) -> int:
+    from keepui.cli.output import report_error
+    from keepui_engine import Interrupted
+
+    return report_error(
+        Interrupted("interrupted before the command finished; nothing half-done was kept"),
+        json_,
+    )
+
+
+def _unexpected(exc: Exception, json_: bool) -> int:
+    from keepui.cli.output import emit_error
+
+    return emit_error(
+        "store",
+        f"unexpected {type(exc).__name__}: {exc}",
+        "please report this with the command you ran",
+        title="Unexpected error",
+        code=2,
+        json_=json_,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,7 @@ import sys
 from typing import Annotated
 
 import typer
+import typer.main
 
 from keepui.cli import diff, evaluate, find, flow, items, pending, serve, tui
 
@@ -16,6 +17,7 @@ app = typer.Typer(
     no_args_is_help=False,  # bare `keepui` opens the workbench
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain Click help: Rich markup ate "[default: ...]" and "[search]"
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -61,3 +63,57 @@ app.command("flow")(flow.flow)
 # Negative offsets (`keepui diff ID -1 0`) are versions, not options.
 app.command("diff", context_settings={"ignore_unknown_options": True})(diff.diff)
 app.command("tui")(tui.tui)
+
+# What each option's value is called in --help (Typer would print <str>, <list[str]> …).
+_METAVARS = {
+    "--store": "PATH",
+    "--tag": "K[=V]",
+    "--limit": "N",
+    "--since": "WHEN",
+    "--until": "WHEN",
+    "--mode": "MODE",
+    "--min-score": "SCORE",
+    "--fusion": "score|rrf",
+    "--rerank": "ORDER",
+    "--why": "ID",
+    "--id": "ID",
+    "--text": "TEXT",
+    "--summary": "TEXT",
+    "--exclude": "GLOB",
+    "--remove": "KEY",
+    "--sort": "ORDER",
+    "--version": "N",
+    "--query": "QUERY",
+    "--param": "KEY=VALUE",
+    "--budget": "N",
+    "--file": "FILE",
+    "--cursor": "CURSOR",
+    "--context": "N",
+    "--corpus": "FILE",
+    "--queries": "FILE",
+    "--qrels": "FILE",
+    "--run": "FILE",
+}
+
+
+_ARGS = {"doc_id": "ID"}
+
+
+def command() -> typer.main.TyperGroup:
+    """The Click command for the app, with readable metavars on every option and argument."""
+    root = typer.main.get_command(app)
+    commands = [root, *getattr(root, "commands", {}).values()]
+    for cmd in commands:
+        for param in cmd.params:
+            if param.metavar is not None or getattr(param, "is_flag", False):
+                continue
+            longs = [o for o in param.opts if o.startswith("--")]
+            if longs:
+                param.metavar = _METAVARS.get(longs[0], longs[0][2:].upper())
+            elif param.name:
+                param.metavar = name = _ARGS.get(param.name, param.name.upper())
+                # Typer would add `<str>` after the name and wrap a required one in braces.
+                param.display_type_rich = lambda ctx: None  # type: ignore[attr-defined]
+                shown = name if param.required else f"[{name}]"
+                param._usage_display_name = lambda shown=shown: shown  # type: ignore[attr-defined]
+    return root  # type: ignore[return-value]

@@ -125,7 +125,7 @@ def diff(
     if context < 0:
         raise UsageError(f"--context {context}: give 0 or more.")
     left, right = parse_version(a, doc_id), parse_version(b, doc_id)
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         result = wb.diff(doc_id, left, right)
     if json_:
         emit_json(result.to_dict())

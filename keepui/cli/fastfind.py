@@ -110,7 +110,7 @@ def run(argv: list[str]) -> int | None:
     since = None if args["since"] is None else str(args["since"])
     until = None if args["until"] is None else str(args["until"])
     try:
-        with open_workbench(args["store"]) as wb:  # type: ignore[arg-type]
+        with open_workbench(args["store"], create=False) as wb:  # type: ignore[arg-type]
             result = wb.find(
                 str(args["query"]),
                 tags=tags,
@@ -124,6 +124,6 @@ def run(argv: list[str]) -> int | None:
                 rerank=None if args["rerank"] is None else str(args["rerank"]),
             )
     except KeepuiError as exc:
-        return report_error(exc)
+        return report_error(exc, bool(args["json_"]) or bool(args["nl"]))
     render_find(result, json_=bool(args["json_"]), nl=bool(args["nl"]), ids=bool(args["ids"]))
     return 0

@@ -83,7 +83,7 @@ def find(
         query, list(tag or []), limit, since, until, mode, min_score, fusion, dedup, rerank
     )
     if why is not None:
-        with open_workbench(store) as wb:
+        with open_workbench(store, create=False) as wb:
             story = wb.why(why, q)
         if json_:
             emit_json(story.to_dict())
@@ -95,7 +95,7 @@ def find(
         for name, ok in story.passes.items():
             out(f"  {name} filter: {'passes' if ok else 'removes it'}")
         return
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         result = wb.find_query(q)
     if explain:
         from keepui.cli.explain import render_explain

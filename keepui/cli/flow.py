@@ -64,7 +64,7 @@ def flow(
     if tags:
         params["tags"] = list(tags)
     doc = _read_doc(file) if file else None
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         if list_:
             infos = wb.flows()
             if json_:
@@ -89,8 +89,10 @@ def flow(
         _text_result(result)
     if result.status == "error":
         note(f"Error: flow {result.flow} ended in error: {result.reason}")
-        # A state doc that returns error has judged its input (1); a failed action is 2.
-        raise typer.Exit(2 if "error_type" in result.data else 1)
+        # A state doc that returns error has judged its input, and a malformed doc or action
+        # argument is a usage error (1); an action that failed is 2.
+        kind = result.data.get("error_type")
+        raise typer.Exit(2 if kind and kind not in ("FlowError", "UsageError") else 1)
 
 
 def _read_doc(file: str) -> str:

@@ -30,6 +30,14 @@ def put(
     ] = None,
     id: Annotated[str | None, typer.Option("--id", "-i", help="Document id.")] = None,  # noqa: A002
     tag: TagOpt = None,
+    text: Annotated[
+        str | None,
+        typer.Option(
+            "--text",
+            "-T",
+            help="Store this text as a note, even if it looks like a file name or a URL.",
+        ),
+    ] = None,
     summary: Annotated[str | None, typer.Option("--summary", help="Use this summary.")] = None,
     exclude: Annotated[
         list[str] | None,
@@ -47,11 +55,26 @@ def put(
       keepui put ~/papers -x "drafts/*" -t project=thesis
       keepui put https://example.org/article.html
       echo "from a pipe" | keepui put -
+      keepui put --text "notes.md"               # the words, not the file
+
+    A SOURCE that looks like a path (it has a / or starts with . or ~, or ends in a file
+    extension) but names nothing that exists is an error (exit 2), never a note.
     """
     from keepui.cli.ingest import put_sources
-    from keepui_engine import source_kind
+    from keepui_engine import NotFound, looks_like_path, source_kind
 
+    if text is not None:
+        if source is not None:
+            raise UsageError(
+                f"give the note either as SOURCE or with --text, not both (SOURCE {source!r})."
+            )
+        if exclude:
+            raise UsageError("--exclude applies to directories; --text stores a note.")
+        _put_text(text, "inline", id=id, tags=tag, summary=summary, store=store, json_=json_)
+        return
     kind = source_kind(source)
+    if kind == "text" and source not in (None, "-") and looks_like_path(source):
+        raise NotFound(f"no such file: {source}", hint="to store this text as a note, use --text")
     if kind != "text":
         if summary is not None:
             raise UsageError("--summary is for text notes; files and URLs are summarized.")
@@ -67,11 +90,24 @@ def put(
                 "nothing to store: give TEXT, a file path, or - to read standard "
                 'input (e.g. keepui put "a note").'
             )
-        text, origin = sys.stdin.read(), "stdin"
+        source, origin = sys.stdin.read(), "stdin"
     else:
-        text, origin = source, "inline"
+        origin = "inline"
+    _put_text(source, origin, id=id, tags=tag, summary=summary, store=store, json_=json_)
+
+
+def _put_text(
+    text: str,
+    origin: str,
+    *,
+    id: str | None,  # noqa: A002
+    tags: list[str] | None,
+    summary: str | None,
+    store: str | None,
+    json_: bool,
+) -> None:
     with open_workbench(store) as wb:
-        result = wb.put(text, id=id, tags=tag, summary=summary, source=origin)
+        result = wb.put(text, id=id, tags=tags, summary=summary, source=origin)
     if json_:
         emit_json(result.to_dict())
         return
@@ -128,7 +164,7 @@ def get(
     """
     if history and parts:
         raise UsageError("choose one of --history and --parts.")
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         if parts:
             found = wb.parts(address, version)
             if json_:
@@ -176,7 +212,7 @@ def list_(
       keepui list
       keepui list meeting- -t topic=storage --sort created -n 50
     """
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         items = wb.list_items(prefix, tags=tag, sort=sort, limit=limit)
     records = [{k: v for k, v in i.to_dict().items() if k != "text"} for i in items]
     if json_:
@@ -203,7 +239,7 @@ def tag(
     Examples:
       keepui tag meeting-2026-11-22 -t status=done -r draft
     """
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         result = wb.tag(doc_id, tags=tag, remove=remove)
     if json_:
         emit_json(result.to_dict())
@@ -227,7 +263,7 @@ def delete(
       keepui del meeting-2026-11-22           # undo the last change
       keepui del meeting-2026-11-22 --purge   # remove it with all its versions
     """
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         result = wb.delete(doc_id, purge=purge)
     if json_:
         emit_json(result.to_dict())
@@ -241,7 +277,7 @@ def delete(
 
 def stats(store: StoreOpt = None, json_: JsonFlag = False) -> None:
     """Counts of documents, versions and vectors, and the store's size."""
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         s = wb.stats()
     if json_:
         emit_json(s.to_dict())
@@ -261,7 +297,7 @@ def reindex(store: StoreOpt = None, json_: JsonFlag = False) -> None:
     Run it after changing [embedding] in keepui.toml; until then the store refuses to mix
     vectors from two models.
     """
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         note(f"re-embedding with {wb.embedder.name} …")
         s = wb.reindex()
     if json_:

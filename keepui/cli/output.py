@@ -82,10 +82,43 @@ def render_find(result: FindResult, *, json_: bool, nl: bool, ids: bool) -> None
         )
 
 
-def report_error(exc: KeepuiError) -> int:
-    """Print an engine error to stderr; return its exit code."""
-    sys.stderr.write(f"Error: {exc.title}: {exc.message}\n")
-    return exc.exit_code
+_HINTS = {
+    "usage": "run the command with --help for its arguments and examples",
+    "not_found": "keepui list shows the ids; keepui get ID --history the versions",
+    "store": "check --store / KEEPUI_STORE, and that no other program holds the store",
+    "provider": "check [embedding] and [summarization] in the store's keepui.toml",
+    "interrupted": "run the same command again to continue",
+}
+
+
+def json_wanted(args: list[str]) -> bool:
+    """Whether the command line asks for JSON (`--json` or `--nl`) before any `--`."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg in ("--json", "--nl"):
+            return True
+    return False
+
+
+def emit_error(
+    kind: str, message: str, hint: str | None, *, title: str, code: int, json_: bool
+) -> int:
+    """The human line on stderr and, for --json/--nl, one error document on stdout."""
+    line = f"Error: {title}: {message}" if title else f"Error: {message}"
+    sys.stderr.write(line + (f" ({hint})" if hint else "") + "\n")
+    if json_:
+        error = {"kind": kind, "message": message, "hint": hint or _HINTS.get(kind)}
+        sys.stdout.write(json.dumps({"schema": SCHEMA, "error": error}, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    return code
+
+
+def report_error(exc: KeepuiError, json_: bool = False) -> int:
+    """Print an engine error (stderr; stdout too for JSON output); return its exit code."""
+    return emit_error(
+        exc.public_kind, exc.message, exc.hint, title=exc.title, code=exc.exit_code, json_=json_
+    )
 
 
 def _parts(hit: Any) -> str:

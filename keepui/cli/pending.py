@@ -14,9 +14,9 @@ from keepui_engine import StoreError, UsageError, Workbench, open_workbench
 def _bench(store: str | None) -> Workbench:
     """Own the store for a drain when no other process serves it; else work through it."""
     try:
-        return open_workbench(store, own=True)
+        return open_workbench(store, own=True, create=False)
     except StoreError:
-        return open_workbench(store)
+        return open_workbench(store, create=False)
 
 
 def pending(
@@ -46,7 +46,7 @@ def pending(
             payload["drained"] = _drain(wb, quiet=json_)
             payload.update(wb.pending())
     else:
-        with open_workbench(store) as wb:
+        with open_workbench(store, create=False) as wb:
             if retry:
                 payload["retried"] = wb.pending_retry()
             if purge:
@@ -128,7 +128,7 @@ def analyze(
       keepui analyze meeting-2026-11-22
       keepui get meeting-2026-11-22 --parts
     """
-    with open_workbench(store) as wb:
+    with open_workbench(store, create=False) as wb:
         result = wb.analyze(doc_id, queue=queue, force=force)
     if json_:
         emit_json(result)

@@ -14,10 +14,19 @@ def run_tui(store: str | None) -> int:
     Returns:
         The exit code (2 when the store cannot be opened).
     """
+    import os
     import sys
 
     from keepui_engine import KeepuiError, open_workbench
 
+    # A store named by --store or KEEPUI_STORE must exist (a typo must not open an empty
+    # workbench); the default ~/.keepui is created on first use, as `put` would.
+    explicit = bool(store or os.environ.get("KEEPUI_STORE"))
+    if explicit:
+        try:
+            open_workbench(store, create=False).close()
+        except KeepuiError as exc:
+            return report_error(exc)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         sys.stderr.write(
             "Error: the workbench needs a terminal (stdin and stdout are not both one). "

@@ -15,7 +15,8 @@ from keepui_engine import FindQuery, UsageError
 
 MODES = ("hybrid", "dense", "bm25")
 DEFAULT_LIMIT = 20
-_FILTER = re.compile(r'(?P<key>[A-Za-z_]+):(?P<value>"[^"]*"|\S+)')
+_FILTER = re.compile(r'(?<!\S)(?P<key>[A-Za-z_]+):(?P<value>"[^"]*"|\S+)')
+_QUOTED = re.compile(r'"[^"]*"')
 _KEYS = {
     "tag": "tag",
     "t": "tag",
@@ -30,6 +31,7 @@ _KEYS = {
     "rerank": "rerank",
     "dedup": "dedup",
 }
+KNOWN = "tag:k=v, since:, until:, mode:, n:, min:, fusion:, rerank:, dedup:"
 PLACEHOLDER = "search…  filters: tag:k=v since:P7D until:2026-12-01 mode:bm25 n:20"
 
 
@@ -48,10 +50,18 @@ def parse_search(text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT)
     tags: list[str] = []
     words: list[str] = []
     pos = 0
+    quoted = [q.span() for q in _QUOTED.finditer(text)]
     for m in _FILTER.finditer(text):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # "TODO:fix" in quotes is words to search for
         key = _KEYS.get(m.group("key").lower())
         if key is None:
-            continue
+            if m.group("value").startswith("//"):
+                continue  # a URL (https://…) is words to search for
+            raise UsageError(
+                f"{m.group('key')}: is not a filter; the filters are {KNOWN}. To search for "
+                f'the words, put them in quotes: "{m.group(0)}".'
+            )
         words.append(text[pos : m.start()])
         pos = m.end()
         value = m.group("value").strip('"')

@@ -51,7 +51,8 @@ def test_find_output_modes(store_dir: Path) -> None:
     human = run(store_dir, "find", "rivers")
     assert human.returncode == 0 and "r0" in human.stdout and "sim" in human.stdout
     both = run(store_dir, "find", "rivers", "--json", "--ids")
-    assert both.returncode == 1 and both.stdout == "" and "Error" in both.stderr
+    assert both.returncode == 1 and "Error" in both.stderr
+    assert json.loads(both.stdout)["error"]["kind"] == "usage"
 
 
 def test_versions_history_tag_and_del(store_dir: Path) -> None:
@@ -138,15 +139,25 @@ def test_broken_config_is_a_clear_error(store_dir: Path) -> None:
 def test_store_env_var_and_default_toml(tmp_path: Path) -> None:
     store = tmp_path / "via-env"
     env = {"KEEPUI_STORE": str(store), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    result = subprocess.run(
-        [sys.executable, "-m", "keepui", "stats", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+
+    def keepui(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "keepui", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    missing = keepui("stats", "--json")  # reading never creates a store
+    assert missing.returncode == 2 and not store.exists()
+    assert f"no store at {store}" in missing.stderr
+    assert json.loads(missing.stdout)["error"]["kind"] == "store"
+    made = keepui("put", "--text", "first note", "--json")
+    assert made.returncode == 0, made.stderr
+    result = keepui("stats", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["items"] == 0
+    assert json.loads(result.stdout)["items"] == 1
     toml = (store / "keepui.toml").read_text()
     assert "half_life_days = 30" in toml and toml.count("#") > 5
 
