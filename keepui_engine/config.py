@@ -64,6 +64,9 @@ pdf_page_cap = 1000
 chunk_size = 512
 chunk_overlap = 64
 min_chunk_size = 50
+# put DIR stores files in batches: at most this many (or what 2 s of reading gave) per
+# transaction and encode pass. Ctrl-C loses at most the batch being read.
+batch_files = 64
 
 [fetch]
 # http(s) sources: seconds before giving up, the largest body (MB), redirects followed.
@@ -144,6 +147,7 @@ class Settings:
     chunk_size: int = 512
     chunk_overlap: int = 64
     min_chunk_size: int = 50
+    batch_files: int = 64
     fetch_timeout_s: float = 20.0
     fetch_max_mb: float = 50.0
     fetch_max_redirects: int = 5
@@ -297,6 +301,7 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         chunk_size=int(_positive(ing, "chunk_size", int, 512, where)),
         chunk_overlap=chunk_overlap,
         min_chunk_size=int(_get(ing, "min_chunk_size", int, 50, where)),  # type: ignore[call-overload]
+        batch_files=int(_positive(ing, "batch_files", int, 64, where)),
         fetch_timeout_s=_positive(fe, "timeout_s", float, 20.0, where),
         fetch_max_mb=_positive(fe, "max_mb", float, 50.0, where),
         fetch_max_redirects=int(_get(fe, "max_redirects", int, 5, where)),  # type: ignore[call-overload]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine import interrupts
+from keepui_engine.errors import Interrupted, UsageError
 from keepui_engine.types import PutSpec
 
 MODES = ("dense", "bm25", "hybrid")
@@ -217,10 +218,24 @@ def evaluate(
         meta = {"corpus": fingerprint(corpus, wb.embedder.name), "docs": len(docs)}
         if not marker.exists() or json.loads(marker.read_text()) != meta:
             t0 = time.perf_counter()
-            for start in range(0, len(docs), batch):
-                chunk = docs[start : start + batch]
-                wb.put_many([PutSpec(text, id=doc_id, source="eval") for doc_id, text in chunk])
-                tell("ingest", start + len(chunk), len(docs))
+            done = 0
+            try:
+                for start in range(0, len(docs), batch):
+                    chunk = docs[start : start + batch]
+                    specs = [PutSpec(text, id=doc_id, source="eval") for doc_id, text in chunk]
+                    try:
+                        wb.put_many(specs)
+                    except interrupts.Deferred:
+                        done += len(chunk)  # the batch's commit had begun and finished
+                        raise
+                    done += len(chunk)
+                    tell("ingest", done, len(docs))
+            except KeyboardInterrupt:
+                raise Interrupted(
+                    f"interrupted: {done} of {len(docs)} documents ingested into {store}",
+                    hint="run the same command again to continue: stored documents are kept "
+                    "and skipped",
+                ) from None
             ingest_s = time.perf_counter() - t0
             marker.write_text(json.dumps(meta))
         runs: dict[str, dict[str, list[tuple[str, float]]]] = {}

@@ -6,11 +6,13 @@ put_many in batches, so it works the same in-process, over the socket, or under 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from keepui_engine.errors import KeepuiError, StoreError, UsageError
+from keepui_engine import interrupts
+from keepui_engine.errors import Interrupted, KeepuiError, StoreError, UsageError
 from keepui_engine.ingest import sources
 from keepui_engine.inputs import is_url, local_path
 from keepui_engine.types import IngestEntry, IngestReport, PutSpec
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int, str], None]
 BATCH = 64
+FLUSH_S = 2.0
 
 
 def build_spec(
@@ -171,36 +174,81 @@ def ingest(
             todo.append(target)
     if doc_id is not None and len(todo) != 1:
         raise UsageError("--id names one document: give exactly one file or URL with it.")
-    batch: list[tuple[str, PutSpec, list[str]]] = []
-    done = 0
-    for target in todo:
+    run = _Run(put_many, len(todo), progress, settings.batch_files)
+    try:
+        for target in todo:
+            interrupts.checkpoint("extract")
+            try:
+                spec, notes = prepare(target, settings, doc_id=doc_id, user_tags=tags)
+                run.add(target, spec, notes)
+            except Exception as exc:  # noqa: BLE001 - one bad file never stops the rest
+                if not isinstance(exc, KeepuiError):
+                    exc = StoreError(
+                        f"{target}: unexpected {type(exc).__name__} while reading it: {exc}",
+                        title="Unexpected error",
+                    )
+                if strict:
+                    raise exc from None
+                run.finished(IngestEntry(target, None, _skip_or_fail(exc), None, exc.message))
+        run.flush()
+    except KeyboardInterrupt:
+        raise run.interrupted() from None
+    return IngestReport(entries + run.entries)
+
+
+class _Run:
+    """The files of one ingest: extracted ones wait in a batch, stored a batch at a time.
+
+    A batch is stored when it holds `size` files or has waited FLUSH_S seconds, so an
+    interrupt loses at most a few seconds of extraction.
+    """
+
+    def __init__(
+        self,
+        put_many: Callable[[list[PutSpec]], list[PutResult]],
+        total: int,
+        progress: Progress | None,
+        size: int = BATCH,
+    ) -> None:
+        self.put_many, self.total, self.progress, self.size = put_many, total, progress, size
+        self.entries: list[IngestEntry] = []
+        self.batch: list[tuple[str, PutSpec, list[str]]] = []
+        self.started = 0.0
+
+    def add(self, target: str, spec: PutSpec, notes: list[str]) -> None:
+        if not self.batch:
+            self.started = time.monotonic()
+        self.batch.append((target, spec, notes))
+        if len(self.batch) >= self.size or time.monotonic() - self.started >= FLUSH_S:
+            self.flush()
+
+    def finished(self, entry: IngestEntry) -> None:
+        self.entries.append(entry)
+        if self.progress:
+            self.progress(len(self.entries), self.total, entry.source)
+
+    def flush(self) -> None:
+        batch, self.batch = self.batch, []
+        if not batch:
+            return
         try:
-            spec, notes = prepare(target, settings, doc_id=doc_id, user_tags=tags)
-            batch.append((target, spec, notes))
-        except Exception as exc:  # noqa: BLE001 - one bad file never stops the rest
-            if not isinstance(exc, KeepuiError):
-                exc = StoreError(
-                    f"{target}: unexpected {type(exc).__name__} while reading it: {exc}",
-                    title="Unexpected error",
-                )
-            if strict:
-                raise exc from None
-            entries.append(IngestEntry(target, None, _skip_or_fail(exc), None, exc.message))
-            done += 1
-            if progress:
-                progress(done, len(todo), target)
-        if len(batch) >= BATCH:
-            done += len(batch)
-            entries += _store(put_many, batch)
-            batch = []
-            if progress:
-                progress(done, len(todo), target)
-    if batch:
-        done += len(batch)
-        entries += _store(put_many, batch)
-        if progress:
-            progress(done, len(todo), batch[-1][0])
-    return IngestReport(entries)
+            stored = _store(self.put_many, batch)
+        except interrupts.Deferred:  # the interrupt came during the commit, which finished
+            stored = [IngestEntry(t, s.id, "stored", None, None, n) for t, s, n in batch]
+            self.entries += stored
+            raise
+        self.entries += stored
+        if self.progress:
+            self.progress(len(self.entries), self.total, batch[-1][0])
+
+    def interrupted(self) -> Interrupted:
+        kept = ("created", "updated", "unchanged", "stored")
+        stored = sum(e.status in kept for e in self.entries)
+        left = self.total - len(self.entries)
+        return Interrupted(
+            f"interrupted: {stored} stored, {left} not started",
+            hint="run the same command again to continue: unchanged files are skipped",
+        )
 
 
 def _skip_or_fail(exc: KeepuiError) -> str:

@@ -32,6 +32,7 @@ class _State:
     def __init__(self) -> None:
         self.installed = False
         self.signum: int | None = None
+        self.count = 0  # signals received
         self.depth = 0
         self.arrived = threading.Event()
         self.seen: Counter[str] = Counter()
@@ -42,6 +43,7 @@ _state = _State()
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     _state.signum = signum
+    _state.count += 1
     _state.arrived.set()
     if _state.depth == 0:
         raise KeyboardInterrupt
@@ -60,7 +62,8 @@ def requested() -> bool:
 
 
 def check() -> None:
-    """Raise KeyboardInterrupt if an interrupt arrived (after a library that swallowed it)."""
+    """Raise KeyboardInterrupt if an interrupt has arrived (after a library that may have
+    swallowed it); once interrupted, a process stays interrupted."""
     if _state.signum is not None and _state.depth == 0 and _on_main():
         raise KeyboardInterrupt
 
@@ -71,16 +74,18 @@ def _on_main() -> bool:
 
 @contextmanager
 def shield() -> Iterator[None]:
-    """Run a block that must finish once started (a commit); an interrupt waits for its end."""
+    """Run a block that must finish once started (a commit); an interrupt that arrives during
+    it is raised as `Deferred` when the outermost shield ends."""
     if not (_state.installed and _on_main()):
         yield
         return
+    before = _state.count
     _state.depth += 1
     try:
         yield
     finally:
         _state.depth -= 1
-    if _state.depth == 0 and _state.signum is not None:
+    if _state.depth == 0 and _state.count != before:
         raise Deferred
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine import inputs, splitting
+from keepui_engine import inputs, interrupts, splitting
 from keepui_engine.errors import UsageError
 from keepui_engine.inputs import content_hash
 from keepui_engine.store import documents
@@ -132,14 +132,18 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
             {part.content_hash: text for part, text in plan if part.content_hash not in texts}
         )
     hashes = list(texts)
+    interrupts.checkpoint("embed")
     vectors = engine.embed([texts[h] for h in hashes]) if hashes else None
     by_hash = {h: vectors[i] for i, h in enumerate(hashes)} if vectors is not None else {}
     queue = [row for row in new.values() if _needs_summary(engine, row, old.get(row.id), explicit)]
-    with engine.store.transaction():
-        keys, key_hashes = commit(engine, archive, list(new.values()), plans)
-        for row in queue:
-            pending.enqueue(engine.store.con, "summarize", row.id, row.version, {}, now)
-    engine.index_new(keys, key_hashes, by_hash)
+    # Once the commit starts, Ctrl-C waits for it and for the index append (interrupts.Deferred).
+    with interrupts.shield():
+        with engine.store.transaction():
+            interrupts.checkpoint("commit")
+            keys, key_hashes = commit(engine, archive, list(new.values()), plans)
+            for row in queue:
+                pending.enqueue(engine.store.con, "summarize", row.id, row.version, {}, now)
+        engine.index_new(keys, key_hashes, by_hash)
     return results
 
 

@@ -105,7 +105,8 @@ def emit_error(
     kind: str, message: str, hint: str | None, *, title: str, code: int, json_: bool
 ) -> int:
     """The human line on stderr and, for --json/--nl, one error document on stdout."""
-    line = f"Error: {title}: {message}" if title else f"Error: {message}"
+    same = title and message.lower().startswith(title.lower())
+    line = f"Error: {title}: {message}" if title and not same else f"Error: {message}"
     sys.stderr.write(line + (f" ({hint})" if hint else "") + "\n")
     if json_:
         error = {"kind": kind, "message": message, "hint": hint or _HINTS.get(kind)}

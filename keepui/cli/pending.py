@@ -8,7 +8,7 @@ import typer
 
 from keepui.cli.options import JsonFlag, StoreOpt
 from keepui.cli.output import emit_json, note, out
-from keepui_engine import StoreError, UsageError, Workbench, open_workbench
+from keepui_engine import Interrupted, StoreError, UsageError, Workbench, open_workbench
 
 
 def _bench(store: str | None) -> Workbench:
@@ -64,6 +64,7 @@ def _drain(wb: Workbench, *, quiet: bool) -> list[dict[str, Any]]:
 
     console = Console(stderr=True)
     total = wb.pending()["runnable"]
+    done = 0
     with Progress(
         TextColumn("working"),
         BarColumn(),
@@ -75,15 +76,24 @@ def _drain(wb: Workbench, *, quiet: bool) -> list[dict[str, Any]]:
     ) as bar:
         task = bar.add_task("drain", total=max(total, 1), last="")
 
-        def tick(done: int, result: dict[str, Any]) -> None:
+        def tick(count: int, result: dict[str, Any]) -> None:
+            nonlocal done
+            done = count
             bar.update(
                 task,
-                completed=done,
-                total=max(total, done),
+                completed=count,
+                total=max(total, count),
                 last=f"{result['task']} {result['doc_id']}: {result['outcome']}",
             )
 
-        return wb.drain(progress=tick)
+        try:
+            return wb.drain(progress=tick)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"interrupted: {done} task(s) done, {max(total - done, 0)} not started",
+                hint="run the same command again to continue: the task in hand goes back to "
+                "the queue",
+            ) from None
 
 
 def _render(payload: dict[str, Any]) -> None:

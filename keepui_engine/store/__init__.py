@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from keepui_engine import interrupts
 from keepui_engine.errors import StoreError
 from keepui_engine.store import documents
 from keepui_engine.store.schema import migrate
@@ -97,8 +98,9 @@ class Store:
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
-            self.con.execute("COMMIT")
-            self.writes += 1
+            with interrupts.shield():  # Ctrl-C never lands between COMMIT and its bookkeeping
+                self.con.execute("COMMIT")
+                self.writes += 1
 
     @property
     def index(self) -> VectorIndex:

@@ -105,6 +105,15 @@ def complete(con: duckdb.DuckDBPyConnection, task_id: int) -> None:
     con.execute("DELETE FROM pending WHERE id = $1", [task_id])
 
 
+def release(con: duckdb.DuckDBPyConnection, task_id: int, now: datetime) -> None:
+    """A claimed task was interrupted before it finished: queue it again, attempt uncounted."""
+    con.execute(
+        "UPDATE pending SET state = 'queued', owner = NULL, run_after = $2, updated = $2, "
+        "attempts = greatest(attempts - 1, 0) WHERE id = $1 AND state = 'running'",
+        [task_id, now],
+    )
+
+
 def fail(
     con: duckdb.DuckDBPyConnection,
     task: Task,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from keepui_engine import interrupts
 from keepui_engine.inputs import iso
 from keepui_engine.work import pending
 
@@ -38,7 +39,12 @@ def work_once(
     if task is None:
         return None
     try:
+        interrupts.checkpoint(f"task {task.task}")
         detail = HANDLERS[task.task](engine, task)
+    except KeyboardInterrupt:  # Ctrl-C: the task goes back to the queue, the attempt uncounted
+        with interrupts.shield(), engine.store.transaction():
+            pending.release(con, task.id, _now())
+        raise
     except Exception as exc:  # noqa: BLE001 - every failure is recorded on the task
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         st = engine.settings
