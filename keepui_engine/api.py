@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,6 +53,9 @@ _DECODE: dict[str, Any] = {
 
 
 _WRITES = {"put_many", "tag", "analyze"}
+# Seconds after a client's write before the background worker takes the next task: a client's
+# `put DIR` sends batch after batch, and its reading between them is not idleness.
+FOREGROUND_GRACE_S = 3.0
 for _op in ("work_once", "pending", "pending_retry", "pending_purge", "analyze"):
     _DECODE[_op] = lambda r: r
 
@@ -102,6 +106,10 @@ class Workbench:
         # One DuckDB connection: the owner's own threads (TUI workers) and socket requests
         # take turns on it.
         self._serial = threading.RLock()
+        # Foreground writes in flight and when the last one ended: background work waits for
+        # them (a put from another process must not share two cores with summaries).
+        self._foreground = 0
+        self._foreground_end = 0.0
         if own:
             if server.is_up(settings.store):
                 raise StoreError(
@@ -192,11 +200,28 @@ class Workbench:
         if self._worker is None:
             from keepui_engine.work.worker import WorkerThread
 
-            self._worker = WorkerThread(
-                lambda owner, live: self._call("work_once", owner=owner, live_owners=live),
-                on_result=on_result,
-            )
+            self._worker = WorkerThread(self._background_step, on_result=on_result)
             self._worker.start()
+
+    def _background_step(self, owner: str, live: list[str]) -> dict[str, Any] | None:
+        """One queued task, unless a put is running or ended less than FOREGROUND_GRACE_S ago."""
+        if self._foreground or time.monotonic() - self._foreground_end < FOREGROUND_GRACE_S:
+            return None
+        result: dict[str, Any] | None = self._call("work_once", owner=owner, live_owners=live)
+        return result
+
+    @contextmanager
+    def _in_foreground(self, counts: bool = True) -> Iterator[None]:
+        """Mark a write done for another process, so the background worker waits for it."""
+        if not counts:
+            yield
+            return
+        self._foreground += 1
+        try:
+            yield
+        finally:
+            self._foreground -= 1
+            self._foreground_end = time.monotonic()
 
     def _dispatch(self, op: str, args: dict[str, Any]) -> Any:
         if op not in _DECODE:
@@ -205,7 +230,7 @@ class Workbench:
             args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
         if "q" in args:
             args["q"] = FindQuery.from_dict(args["q"])
-        with self._serial:
+        with self._in_foreground(op in _WRITES), self._serial:
             return _encode(getattr(self._engine, op)(**args))
 
     def warm_up(self) -> None:

@@ -31,6 +31,7 @@ class FetchError(UsageError):
     """A source could not be read or fetched; the message names it and what to do."""
 
     exit_code = 2
+    public_kind = "not_found"
 
 
 @dataclass(frozen=True)
