@@ -48,6 +48,15 @@ def test_parse_search_errors(text: str) -> None:
         parse_search(text)
 
 
+def test_an_unknown_filter_key_names_the_known_ones_and_quotes_escape_it() -> None:
+    with pytest.raises(UsageError) as err:
+        parse_search("auth tags:a=b")
+    assert "tags:" in err.value.message and "tag:k=v, since:" in err.value.message
+    assert '"tags:a=b"' in err.value.message  # the way to search for the words
+    assert parse_search('auth "TODO:fix"').query == 'auth "TODO:fix"'
+    assert parse_search("see https://example.org/x").query == "see https://example.org/x"
+
+
 def test_format_search_round_trips() -> None:
     q = FindQuery("a b", ["k=v", "t=two words"], 10, "P1D", None, "dense", 0.5, "rrf", True, "mix")
     assert parse_search(format_search(q)) == q
