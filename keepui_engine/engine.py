@@ -13,7 +13,7 @@ from keepui_engine.embedding import EmbeddingCache
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import iso
 from keepui_engine.search import public_tags
-from keepui_engine.store import documents, queries
+from keepui_engine.store import documents, queries, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
 from keepui_engine.types import (
@@ -162,6 +162,7 @@ class Engine:
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
                 documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
+            structure.prune(con, doc_id)
             from keepui_engine.fulltext import drop_tail
 
             drop_tail(con, dropped)
@@ -220,11 +221,20 @@ class Engine:
         part = inputs.split_part(address)
         if part is not None and documents.heads(self.store.con, [address]).get(address) is None:
             base, number = part
-            found = [p for p in self.parts(base, offset) if p.part == number]
+            parts = self.parts(base, offset)
+            found = [p for p in parts if p.part == number]
             if not found:
                 raise NotFound(f"{base!r} has no part {number}: `keepui get {base} --parts`.")
+            p = found[0]
+            shown = {
+                "index": number,
+                "count": len(parts),
+                "title": p.title,
+                "kind": p.kind,
+                "position": p.position,
+            }
             item = self.get(base, offset)
-            return replace(item, text=found[0].text, summary=found[0].summary, part=number)
+            return replace(item, text=p.text, summary=p.summary, part=shown)
         head, row = self._resolve(address, offset)
         now = _now()
         with self.store.transaction():

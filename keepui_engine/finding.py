@@ -10,7 +10,8 @@ import numpy as np
 
 from keepui_engine import inputs, pipeline
 from keepui_engine.errors import UsageError
-from keepui_engine.search import fuse
+from keepui_engine.search import excerpt, fuse
+from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery, FindResult, Hit
 
@@ -128,6 +129,12 @@ def _finish(
     st = engine.settings
     min_score = st.min_score if q.min_score is None else q.min_score
     notes, hidden = list(head.notes), dict(head.hidden)
+    hits, hidden["no_evidence"] = pipeline.no_evidence(hits)
+    if hidden["no_evidence"]:
+        notes.append(
+            f"{hidden['no_evidence']} hit(s) with no evidence for the query (no query word, "
+            "and no closer in meaning than unrelated text) are hidden"
+        )
     hits, hidden["threshold"] = pipeline.threshold(hits, min_score)
     if hidden["threshold"]:
         notes.append(
@@ -150,11 +157,33 @@ def _finish(
         half_life_days=st.half_life_days,
         recency_weight=st.recency_weight,
     )
-    return replace(head, hits=hits[: q.limit], hidden=hidden, notes=notes)
+    shown = _with_parts(engine, hits[: q.limit], rows, q.query)
+    return replace(head, hits=shown, hidden=hidden, notes=notes)
+
+
+def _with_parts(
+    engine: Engine, hits: list[Hit], rows: dict[int, queries.KeyRow], query: str
+) -> list[Hit]:
+    """Fill the title and an excerpt of the part each part hit matched."""
+    version = {(r.doc_id, r.head_version - r.version): r.version for r in rows.values()}
+    at = {h.matched: (h.id, version.get((h.id, h.version), 0), h.part_index) for h in hits}
+    wanted = [w for w in at.values() if w[2]]
+    if not wanted:
+        return hits
+    found = part_sql.lookup(engine.store.con, wanted)
+    out = []
+    for h in hits:
+        got = found.get(at[h.matched])
+        if got is not None:
+            title, text = got
+            part = {"index": h.part_index, "title": title, "excerpt": excerpt(text, query)}
+            h = replace(h, part=part)
+        out.append(h)
+    return out
 
 
 def _vectors(engine: Engine, hits: list[Hit], rows: dict[int, queries.KeyRow]) -> np.ndarray:
     """The stored vector of the text each hit matched (its version, or its part)."""
     key_of = {(r.doc_id, r.head_version - r.version, r.part): k for k, r in rows.items()}
-    keys = [key_of.get((h.id, h.version, h.part), -1) for h in hits]
+    keys = [key_of.get((h.id, h.version, h.part_index), -1) for h in hits]
     return engine.store.index.vectors_for(np.asarray(keys, np.int64))

@@ -1,4 +1,4 @@
-"""After retrieval, the recall-kit steps: relevance threshold, near-duplicate fold, rerank.
+"""After retrieval, the recall-kit steps: no evidence, threshold, near-duplicate fold, rerank.
 
 Each step is pure: it takes ranked hits and returns the hits it keeps plus how many it hid, so
 find can count them and `--why` can name the step that removed a document.
@@ -19,6 +19,24 @@ if TYPE_CHECKING:
     from keepui_engine.types import Hit
 
 RERANKS = ("relevance", "recency", "mix")
+
+
+def has_evidence(hit: Hit) -> bool:
+    """Whether some channel found evidence: a query word (BM25) or a positive cosine."""
+    bm25 = hit.scores.get("bm25")
+    cos = hit.similarity if hit.similarity is not None else hit.scores.get("dense")
+    return hit.score > 0 and ((bm25 or 0) > 0 or (cos or 0) > 0)
+
+
+def no_evidence(hits: list[Hit]) -> tuple[list[Hit], int]:
+    """Drop hits no channel found evidence for (their final score is 0 under score fusion).
+
+    A dense channel returns its nearest vectors however far they are, and a text whose
+    cosine with the query is negative shares nothing with it; rank fusion would still give
+    it a score from its rank alone.
+    """
+    kept = [h for h in hits if has_evidence(h)]
+    return kept, len(hits) - len(kept)
 
 
 def threshold(hits: list[Hit], min_score: float | None) -> tuple[list[Hit], int]:

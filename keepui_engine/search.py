@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -48,15 +49,32 @@ def public_tags(
 Channel = tuple["np.ndarray", "np.ndarray"]
 
 
-def _lift(channel: Channel | None, rows: dict[int, KeyRow]) -> dict[str, tuple[int, float, int]]:
-    """doc id -> (1-based rank, score, key) of the document's best version in one channel."""
+TIE = 0.005
+
+
+def lift(channel: Channel | None, rows: dict[int, KeyRow]) -> dict[str, tuple[int, float, int]]:
+    """doc id -> (1-based rank, score, key) of the document's best version in one channel.
+
+    Versions scoring within TIE of the document's best (relative above 1.0, so BM25 scores
+    compare alike) are tied, and the newest of them wins: a tag change leaves an archived
+    version with the same text, and the hit is the current one.
+    """
     out: dict[str, tuple[int, float, int]] = {}
+    top: dict[str, float] = {}
     if channel is None:
         return out
     for key, score in zip(channel[0].tolist(), channel[1].tolist(), strict=True):
         row = rows.get(key)
-        if row is not None and row.doc_id not in out:
+        if row is None:
+            continue
+        got = out.get(row.doc_id)
+        if got is None:
             out[row.doc_id] = (len(out) + 1, float(score), key)
+            top[row.doc_id] = float(score)
+            continue
+        best = top[row.doc_id]
+        if best - score <= TIE * max(1.0, abs(best)) and row.version > rows[got[2]].version:
+            out[row.doc_id] = (got[0], float(score), key)
     return out
 
 
@@ -91,7 +109,7 @@ def fuse(
             channel's best score for the query (a channel that missed the document adds 0).
         similarity: Cosine similarities of keys the dense channel did not return.
     """
-    by_dense, by_bm25 = _lift(dense, rows), _lift(bm25, rows)
+    by_dense, by_bm25 = lift(dense, rows), lift(bm25, rows)
     hybrid = dense is not None and bm25 is not None
     sims = similarity or {}
     hits = []
@@ -135,7 +153,42 @@ def fuse(
                 updated=iso(row.updated),
                 matched=address(doc_id, offset, row.part),
                 scores=scores,
-                part=row.part,
+                part={"index": row.part, "title": None, "excerpt": ""} if row.part else None,
             )
         )
     return sorted(hits, key=lambda h: (-h.score, h.version, h.id))
+
+
+_TERM = re.compile(r"\w{3,}")
+_STOP = frozenset(("the", "and", "for", "with", "that", "this", "what", "how", "are", "was"))
+
+
+def excerpt(text: str, query: str, width: int = 200) -> str:
+    """About `width` characters of `text` where most of the query's words occur, else its start.
+
+    Whitespace is collapsed, the cut falls between words, and `…` marks a cut end.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    terms = sorted({w.lower() for w in _TERM.findall(query)} - _STOP, key=len, reverse=True)
+    start = 0
+    if terms:
+        pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in terms) + ")", re.IGNORECASE)
+        found = [(m.start(), m.group(1).lower()) for m in pattern.finditer(flat)]
+        best, lo = 0, 0
+        for hi in range(len(found)):
+            while found[hi][0] - found[lo][0] > width * 3 // 4:
+                lo += 1
+            distinct = len({t for _, t in found[lo : hi + 1]})
+            if distinct > best:
+                best, start = distinct, max(found[lo][0] - width // 5, 0)
+    end = min(start + width, len(flat))
+    start = max(end - width, 0)
+    if start > 0:
+        space = flat.find(" ", start, start + 20)
+        start = space + 1 if space >= 0 else start
+    if end < len(flat):
+        space = flat.rfind(" ", start + width // 2, end)
+        end = space if space >= 0 else end
+    return ("…" if start > 0 else "") + flat[start:end] + ("…" if end < len(flat) else "")

@@ -140,3 +140,44 @@ def _position(group: list[Block]) -> str:
     if first.index == last.index:
         return f"{noun} {first.index}"
     return f"{noun}s {first.index}-{last.index}"
+
+
+STRUCTURAL = (*HARD, "heading", "table")
+_NUMBER = re.compile(r"\d+")
+
+
+def blocks_from_parts(parts: list[tuple[str, str | None, str, str]]) -> list[Block] | None:
+    """The structure an earlier split kept, rebuilt from its parts (kind, title, position, text).
+
+    For documents stored before their structure was recorded: size windows of one page,
+    slide or section join back into one block (their overlap removed). None when the parts
+    carry no structure (plain paragraphs or size chunks) or no text.
+    """
+    if not parts or not any(k in STRUCTURAL for k, *_ in parts) or not all(p[3] for p in parts):
+        return None
+    groups: list[list[tuple[str, str | None, str, str]]] = []
+    for part in parts:
+        base = part[2].split(", words ")[0]
+        if groups and groups[-1][0][2].split(", words ")[0] == base and ", words " in part[2]:
+            groups[-1].append(part)
+        else:
+            groups.append([part])
+    blocks = []
+    for n, group in enumerate(groups, 1):
+        kind, title, position, text = group[0]
+        if len(group) > 1:
+            words = text.split()
+            for _, _, _, more in group[1:]:
+                words += _without_overlap(words, more.split())
+            text = " ".join(words)
+        number = _NUMBER.search(position)
+        blocks.append(Block(text, kind, int(number.group()) if number else n, title))
+    return blocks
+
+
+def _without_overlap(before: list[str], window: list[str]) -> list[str]:
+    """`window` less the longest prefix that repeats the end of `before`."""
+    for k in range(min(len(before), len(window)), 0, -1):
+        if before[-k:] == window[:k]:
+            return window[k:]
+    return window

@@ -40,7 +40,8 @@ class Item(_Serialisable):
         created: When the document was first stored (ISO-8601 UTC).
         updated: When this version was written (ISO-8601 UTC).
         accessed: When the document was last read (ISO-8601 UTC).
-        part: The part shown (`ID@P{N}`), 0 for the whole document.
+        part: For a part (`ID@P{N}`): {"index": N, "count": how many parts the version has,
+            "title", "kind", "position"}; None for the whole document.
         pending: Unfinished background work for the document (task, state, attempts, error).
     """
 
@@ -54,7 +55,7 @@ class Item(_Serialisable):
     created: str
     updated: str
     accessed: str
-    part: int = 0
+    part: dict[str, Any] | None = None
     pending: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -122,11 +123,13 @@ class Hit(_Serialisable):
         tags: Tags of the matched version.
         created: When the document was first stored.
         updated: When the matched version was written.
-        matched: The address that matched (`ID` or `ID@V{N}`).
+        matched: The address that matched (`ID`, `ID@V{N}`, `ID@P{N}` or `ID@V{N}@P{N}`).
         scores: Provenance: dense, dense_rank, bm25, bm25_rank, fused, decay, final (None
             where a channel did not return the document), plus `rerank` under a mixed rerank.
         duplicates: Ids of near-duplicate hits folded into this one (it is the newest).
-        part: The part that matched (0 = the whole text); `matched` then ends in `@P{N}`.
+        part: The part that matched, {"index": N, "title": its heading or slide title or None,
+            "excerpt": about 200 characters of its text around the query's words}; None when
+            the whole text matched. `matched` then ends in `@P{N}`.
     """
 
     id: str
@@ -141,7 +144,20 @@ class Hit(_Serialisable):
     matched: str
     scores: dict[str, float | int | None] = field(default_factory=dict)
     duplicates: list[str] = field(default_factory=list)
-    part: int = 0
+    part: dict[str, Any] | None = None
+
+    @property
+    def part_index(self) -> int:
+        """The number of the part that matched, 0 for the whole text."""
+        return int(self.part["index"]) if self.part else 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Hit:
+        """Rebuild from `to_dict` output (a bare part number, as older servers send, too)."""
+        part = data.get("part")
+        if isinstance(part, int):
+            data = {**data, "part": {"index": part, "title": None, "excerpt": ""} if part else None}
+        return super().from_dict(data)  # type: ignore[misc,no-any-return]
 
 
 @dataclass(frozen=True)
@@ -156,7 +172,7 @@ class FindResult(_Serialisable):
         method: `exact` or `hnsw` (the dense channel's search).
         notes: Remarks for the user (e.g. a filter that matched nothing).
         mode: `dense`, `bm25` or `hybrid`.
-        hidden: step -> how many fetched hits it hid (`threshold`, `dedup`).
+        hidden: step -> how many fetched hits it hid (`no_evidence`, `threshold`, `dedup`).
     """
 
     query: str

@@ -10,7 +10,7 @@ import numpy as np
 
 from keepui_engine import inputs
 from keepui_engine.errors import NotFound
-from keepui_engine.search import address
+from keepui_engine.search import address, lift
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery
 
@@ -32,8 +32,8 @@ class WhyResult:
         channels: channel -> {"rank", "score", "matched"} before any filter (None when the
             channel did not find it within its first 1,000 versions).
         passes: filter -> whether some version of the document passes it (tag, time).
-        removed_by: `tag`, `time`, `threshold`, `dedup`, `limit` or `not_retrieved`; None
-            when it is shown.
+        removed_by: `tag`, `time`, `no_evidence`, `threshold`, `dedup`, `limit` or
+            `not_retrieved`; None when it is shown.
         explanation: One sentence saying so.
     """
 
@@ -56,20 +56,6 @@ class WhyResult:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
-def _channel_rank(
-    keys: np.ndarray, scores: np.ndarray, doc_keys: set[int], doc_of: dict[int, str]
-) -> dict[str, Any] | None:
-    seen: set[str] = set()
-    for key, score in zip(keys.tolist(), scores.tolist(), strict=True):
-        doc = doc_of.get(key)
-        if doc is None or doc in seen:
-            continue
-        seen.add(doc)
-        if key in doc_keys:
-            return {"rank": len(seen), "score": float(score), "matched": key}
-    return None
-
-
 def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
     """Explain where `doc_id` stands for a query under the given filters and limit."""
     con = engine.store.con
@@ -89,10 +75,10 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
     if mode != "bm25":
         qvec = engine.vectors.embed_query(query)
         keys, sims, _, _ = engine.store.index.search(qvec, DEPTH, None)
-        channels["dense"] = _ranked(engine, keys, sims, doc_keys)
+        channels["dense"] = _ranked(engine, keys, sims, doc_id)
     if mode != "dense":
         keys, scores = engine.fulltext.search(query, DEPTH, engine.live_keys(), None)
-        channels["bm25"] = _ranked(engine, keys, scores, doc_keys)
+        channels["bm25"] = _ranked(engine, keys, scores, doc_id)
     now = datetime.now(UTC)
     filters = inputs.parse_tag_args(tags, allow_bare=True)
     passes = {}
@@ -102,7 +88,8 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
         t0 = inputs.parse_time(since, now=now, option="--since") if since else None
         t1 = inputs.parse_time(until, now=now, option="--until") if until else None
         passes["time"] = bool(doc_keys & set(queries.filter_keys(con, {}, t0, t1).tolist()))
-    removed, text = _verdict(doc_id, rank, channels, passes, limit)
+    hid = bool(result.hidden.get("no_evidence"))
+    removed, text = _verdict(doc_id, rank, channels, passes, limit, hid)
     keeper = next((h for h in result.hits if doc_id in h.duplicates), None)
     if removed == "limit" and keeper is not None:
         removed = "dedup"
@@ -120,15 +107,16 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
 
 
 def _ranked(
-    engine: Engine, keys: np.ndarray, scores: np.ndarray, doc_keys: set[int]
+    engine: Engine, keys: np.ndarray, scores: np.ndarray, doc_id: str
 ) -> dict[str, Any] | None:
+    """The document's rank, score and matched address in one channel (as find lifts it)."""
     rows = queries.hydrate(engine.store.con, keys.tolist())
-    got = _channel_rank(keys, scores, doc_keys, {k: r.doc_id for k, r in rows.items()})
-    if got is not None:
-        row = rows[got["matched"]]
-        offset = row.head_version - row.version
-        got["matched"] = address(row.doc_id, offset, row.part)
-    return got
+    got = lift((keys, scores), rows).get(doc_id)
+    if got is None:
+        return None
+    row = rows[got[2]]
+    matched = address(row.doc_id, row.head_version - row.version, row.part)
+    return {"rank": got[0], "score": got[1], "matched": matched}
 
 
 def _verdict(
@@ -137,6 +125,7 @@ def _verdict(
     channels: dict[str, dict[str, Any] | None],
     passes: dict[str, bool],
     limit: int,
+    evidence_hidden: bool,
 ) -> tuple[str | None, str]:
     if rank is not None:
         return None, f"{doc_id} is shown at rank {rank}."
@@ -151,6 +140,12 @@ def _verdict(
     if not found:
         return "not_retrieved", (
             f"no channel ranked {doc_id} among its first {DEPTH} versions for this query."
+        )
+    dense = channels.get("dense")
+    if evidence_hidden and not channels.get("bm25") and (dense is None or dense["score"] <= 0):
+        return "no_evidence", (
+            f"{doc_id} contains no word of the query and its meaning is no closer than "
+            "unrelated text (cosine <= 0), so it was hidden as having no evidence."
         )
     where = ", ".join(f"{c} #{v['rank']}" for c, v in found.items())
     return "limit", (

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -10,7 +12,7 @@ import numpy as np
 from keepui_engine import inputs, interrupts, splitting
 from keepui_engine.errors import UsageError
 from keepui_engine.inputs import content_hash
-from keepui_engine.store import documents
+from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
 from keepui_engine.types import PutResult, PutSpec
@@ -19,6 +21,7 @@ from keepui_engine.work import pending
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from keepui_engine.config import Settings
     from keepui_engine.engine import Engine
 
 
@@ -33,6 +36,12 @@ def summarize(text: str, limit: int) -> str:
 
 
 Plan = list[tuple[part_sql.PartRow, str]]
+
+
+def analysis_key(content_hash: str, settings: Settings) -> str:
+    """`_analyzed_hash`: the text and the [ingest] split settings its parts were made with."""
+    sizes = f"{settings.chunk_size}/{settings.chunk_overlap}/{settings.min_chunk_size}"
+    return hashlib.sha256(f"{content_hash}:{sizes}".encode()).hexdigest()[:12]
 
 
 def plan_parts(engine: Engine, spec: PutSpec) -> Plan:
@@ -90,6 +99,7 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
     archive: list[Row] = []
     plans: dict[str, Plan] = {}
     explicit = {p[1]: p[0].summary is not None for p in prepared}
+    shapes: list[tuple[str, str, str, structure.Blocks]] = []
     for spec, doc_id, changes, h in prepared:
         head = new.get(doc_id) or old.get(doc_id)
         tags = inputs.merge_tags(head.tags if head else {}, changes)
@@ -108,6 +118,7 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
             "_content_length": len(spec.text),
             "_content_hash": h[:12],
             **{k: v for k, v in spec.meta.items() if k.startswith("_")},
+            "_analyzed_hash": analysis_key(h, engine.settings),
         }
         row = Row(
             doc_id,
@@ -124,6 +135,13 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
         if head:
             archive.append(head)
         new[doc_id] = row
+        if spec.blocks is None and head is not None and head.content_hash == h:
+            # the same text again (say, new tags on a literal put): keep the file's structure
+            kept = [b for i, k, _, b in shapes if (i, k) == (doc_id, h)]
+            blocks = kept[-1] if kept else structure.load(con, doc_id, h, spec.text)
+            spec = replace(spec, blocks=blocks)
+        elif spec.blocks is not None and engine.settings.keep_content:
+            shapes.append((doc_id, h, spec.text, spec.blocks))
         plans[doc_id] = plan_parts(engine, spec)
         results.append(PutResult(doc_id, row.version, "updated" if head else "created"))
     texts = {row.content_hash: row_text for row, row_text in _texts(new, prepared)}
@@ -141,6 +159,7 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
         with engine.store.transaction():
             interrupts.checkpoint("commit")
             keys, key_hashes = commit(engine, archive, list(new.values()), plans)
+            structure.save(engine.store.con, shapes)
             for row in queue:
                 pending.enqueue(engine.store.con, "summarize", row.id, row.version, {}, now)
         engine.index_new(keys, key_hashes, by_hash)

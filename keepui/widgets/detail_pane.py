@@ -35,6 +35,14 @@ def score_line(hit: Hit) -> str:
     return f"score {num(hit.score)} = {fused}({' · '.join(parts) or 'no channel'}) × decay {decay}"
 
 
+def part_line(hit: Hit, item: Item | None = None) -> str:
+    """`2 of 3 · Mountains`: the part a hit matched (its count once the item is loaded)."""
+    part = hit.part or {}
+    count = f" of {item.part['count']}" if item is not None and item.part else ""
+    title = f" · {part['title']}" if part.get("title") else ""
+    return f"{part.get('index')}{count}{title}"
+
+
 class DetailPane(VerticalScroll):
     """What the highlighted hit is and says; the text arrives once it is loaded."""
 
@@ -60,9 +68,13 @@ class DetailPane(VerticalScroll):
         self.item = item
         label = self.get_component_rich_style("detail-pane--label")
         body = Text()
-        where = "" if hit.version == 0 else f"   (matched {hit.matched})"
+        where = "" if hit.matched == hit.id else f"   (matched {hit.matched})"
         body.append(hit.id, style="bold").append(where + "\n")
         body.append(score_line(hit) + "\n")
+        if hit.part:
+            body.append("part ", style=label).append(part_line(hit, item) + "\n")
+            if hit.part.get("excerpt"):
+                body.append("match ", style=label).append(f"{hit.part['excerpt']}\n")
         tags = tag_pairs(hit.tags)
         body.append("tags ", style=label).append((" ".join(tags) or "none") + "\n")
         body.append("created ", style=label).append(short_time(hit.created))

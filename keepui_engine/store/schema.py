@@ -132,12 +132,24 @@ def m005_pending(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE INDEX pending_doc ON pending (doc_id)")
 
 
+def m006_structure(con: duckdb.DuckDBPyConnection) -> None:
+    """The structure (pages, slides, headings) of each document text, for analyze."""
+    con.execute("""
+        CREATE TABLE structure (
+            id VARCHAR NOT NULL,
+            content_hash VARCHAR NOT NULL,
+            blocks JSON NOT NULL,
+            PRIMARY KEY (id, content_hash)
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m001_core", m001_core),
     ("m002_bm25_tail", m002_bm25_tail),
     ("m003_parts", m003_parts),
     ("m004_searches", m004_searches),
     ("m005_pending", m005_pending),
+    ("m006_structure", m006_structure),
 ]
 
 

@@ -8,11 +8,13 @@ short description of what it did. Work for a version that is no longer the head 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine.store import documents
+from keepui_engine.splitting import blocks_from_parts
+from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 
 if TYPE_CHECKING:
@@ -79,32 +81,45 @@ def analyze_doc(
 ) -> str:
     """Split the head into parts (structure first, then size), replacing its parts.
 
-    Skipped when the text is the one last analyzed (`_analyzed_hash`) unless `force`.
+    The structure is the one given, else the one recorded when the file was put (pages,
+    slides, headings), else the one its current parts still show (stores older than the
+    structure table), else paragraphs and Markdown headings of the text. Skipped when the text
+    and the split settings are the ones last analyzed (`_analyzed_hash`) unless `force`.
     """
     from keepui_engine.fulltext import add_tail, drop_tail
     from keepui_engine.types import PutSpec
-    from keepui_engine.writing import plan_parts
+    from keepui_engine.writing import analysis_key, plan_parts
 
-    head = documents.heads(engine.store.con, [doc_id]).get(doc_id)
+    con = engine.store.con
+    head = documents.heads(con, [doc_id]).get(doc_id)
     if head is None or (version is not None and head.version != version):
         return "stale"
     if head.text is None:
         return "no text kept (summary-only store)"
     h = head.content_hash
-    if head.sys.get("_analyzed_hash") == h and not force:
+    done = analysis_key(h, engine.settings)
+    if head.sys.get("_analyzed_hash") == done and not force:
         return "unchanged since the last analyze"
+    record = blocks
+    if blocks is None:
+        blocks = structure.load(con, head.id, h, head.text)
+    if blocks is None:
+        old = part_sql.of(con, head.id, head.version)
+        legacy = blocks_from_parts([(p.kind, p.title, p.position, p.text or "") for p in old])
+        record = blocks = None if legacy is None else [asdict(b) for b in legacy]
     plan = plan_parts(engine, PutSpec(head.text, id=head.id, blocks=blocks))
     texts = {p.content_hash: t for p, t in plan}
     vecs = engine.embed(list(texts)) if texts else np.empty((0, engine.embedder.dim))
     by_hash = dict(zip(texts, vecs, strict=True))
-    con = engine.store.con
     rows = [p for p, _ in plan]
     with engine.store.transaction():
         dropped = documents.drop_vector_keys(con, head.id, head.version, parts_only=True)
         drop_tail(con, dropped)
         part_sql.drop(con, head.id, head.version)
         part_sql.insert(con, head.id, head.version, rows)
-        sys = {**head.sys, "_analyzed_hash": h}
+        if record is not None:
+            structure.save(con, [(head.id, h, head.text, record)])
+        sys = {**head.sys, "_analyzed_hash": done}
         con.execute("UPDATE documents SET sys = $2::JSON WHERE id = $1", [head.id, json.dumps(sys)])
         keys = part_sql.new_keys(con, head.with_(sys=sys), rows, engine.embedder.name)
         add_tail(con, keys.tolist(), [t for _, t in plan], engine.fulltext.tokenize)

@@ -54,9 +54,19 @@ def test_put_splits_long_text_and_find_lifts_a_part_hit(wb: Workbench) -> None:
     assert [p.address for p in parts] == ["atlas@P{1}", "atlas@P{2}", "atlas@P{3}"]
     assert parts[1].title == "Mountains" and "glacier" in parts[1].text
     hits = wb.find("glacier crevasse", mode="bm25").hits
-    assert hits[0].id == "atlas" and hits[0].part == 2 and hits[0].matched == "atlas@P{2}"
+    assert hits[0].id == "atlas" and hits[0].matched == "atlas@P{2}"
+    part = hits[0].part or {}
+    assert part["index"] == 2 and part["title"] == "Mountains"
+    assert part["excerpt"].endswith("glacier crevasse") and len(part["excerpt"]) <= 201
     item = wb.get("atlas@P{3}")
-    assert item.part == 3 and "sourdough" in (item.text or "")
+    assert item.part == {
+        "index": 3,
+        "count": 3,
+        "title": "Kitchen",
+        "kind": "heading",
+        "position": "section 3",
+    }
+    assert "sourdough" in (item.text or "") and wb.get("atlas").part is None
     with pytest.raises(NotFound, match="no part 9"):
         wb.get("atlas@P{9}")
     assert wb.parts("other") == []
