@@ -164,3 +164,54 @@ def test_unreadable_hnsw_file_falls_back_to_exact(tmp_path) -> None:  # type: ig
     with open_workbench(store, own=True) as bench:
         result = bench.find(texts[42], limit=3)
         assert result.hits[0].id == "d42" and result.method == "exact"
+
+
+@pytest.mark.parametrize(
+    ("mode", "fusion"), [("dense", None), ("bm25", None), ("hybrid", "score"), ("hybrid", "rrf")]
+)
+def test_same_text_in_an_archived_and_the_current_version_is_a_current_hit(
+    wb: Workbench, mode: str, fusion: str | None
+) -> None:
+    wb.put("apples and pears from the orchard", id="fruit")
+    wb.tag("fruit", tags=["season=autumn"])  # a new version, the same text
+    wb.put("apples and pears from the orchard!", id="twin")
+    wb.put("apples and pears from the orchard", id="twin")  # near-tie: the same words
+    wb.put("engines and gears", id="machines")
+    found = wb.find("apples pears orchard", mode=mode, fusion=fusion, dedup=False)
+    hits = {h.id: h for h in found.hits}
+    for doc_id in ("fruit", "twin"):
+        assert (hits[doc_id].version, hits[doc_id].matched) == (0, doc_id)
+    assert hits["fruit"].tags["season"] == "autumn"
+
+
+def test_an_archived_version_that_scores_clearly_better_still_wins(wb: Workbench) -> None:
+    wb.put("glacier crevasse rope team", id="doc")
+    wb.put("glacier", id="doc")
+    for mode in ("dense", "bm25", "hybrid"):
+        assert wb.find("glacier crevasse rope team", mode=mode).hits[0].matched == "doc@V{1}"
+
+
+def _unrelated(query: str) -> str:
+    """A word whose fake vector points away from the query's (negative cosine)."""
+    fake = FakeEmbedder()
+    q = fake.embed([query])[0]
+    for word in (f"w{i}" for i in range(500)):
+        if float(fake.embed([word])[0] @ q) < -0.2:
+            return word
+    raise AssertionError("no unrelated word found")
+
+
+@pytest.mark.parametrize(
+    ("mode", "fusion"), [("dense", None), ("hybrid", "score"), ("hybrid", "rrf")]
+)
+def test_a_hit_with_no_evidence_is_hidden_and_counted(
+    wb: Workbench, mode: str, fusion: str | None
+) -> None:
+    far = _unrelated("lighthouse keeper")
+    wb.put("the lighthouse keeper", id="near")
+    wb.put(far, id="far")
+    result = wb.find("lighthouse keeper", mode=mode, fusion=fusion)
+    assert [h.id for h in result.hits] == ["near"]
+    assert result.hidden["no_evidence"] == 1
+    assert any("no evidence" in n for n in result.notes)
+    assert wb.find("lighthouse", mode="bm25").hidden["no_evidence"] == 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from keepui_engine import NotFound, Workbench
+from keepui_engine import FindResult, Hit, NotFound, Workbench
+from keepui_engine.search import excerpt
 from keepui_engine.splitting import Block, split
 
 
@@ -81,8 +82,31 @@ def test_parts_follow_tags_versions_and_deletes(wb: Workbench) -> None:
     wb.put("now a short text", id="atlas")
     assert wb.parts("atlas") == [] and len(wb.parts("atlas", 1)) == 3
     archived = wb.find("glacier crevasse", mode="bm25").hits
-    assert archived[0].matched == "atlas@V{1}@P{2}"
+    assert archived[0].matched == "atlas@V{1}@P{2}" and archived[0].version == 1
+    assert (archived[0].part or {})["title"] == "Mountains"
     wb.delete("atlas")  # revert to the tagged long version
     assert len(wb.parts("atlas")) == 3
     wb.delete("atlas", purge=True)
     assert wb.find("glacier crevasse", mode="bm25").hits == []
+
+
+def test_a_part_hit_round_trips_through_dicts(wb: Workbench) -> None:
+    wb.put(LONG, id="atlas")
+    result = wb.find("glacier crevasse", mode="bm25")
+    assert FindResult.from_dict(result.to_dict()) == result
+    hit = result.hits[0].to_dict()
+    assert hit["matched"] == "atlas@P{2}" and set(hit["part"]) == {"index", "title", "excerpt"}
+    older = Hit.from_dict({**hit, "part": 2})  # a server from before the part object
+    assert older.part == {"index": 2, "title": None, "excerpt": ""} and older.part_index == 2
+    assert Hit.from_dict({**hit, "part": 0}).part is None
+
+
+def test_an_excerpt_is_the_window_with_most_query_words() -> None:
+    text = words(80, "filler") + " the glacier and a deep crevasse " + words(80, "more")
+    got = excerpt(text, "glacier crevasse")
+    assert got.startswith("…") and got.endswith("…") and len(got) <= 202
+    assert "glacier and a deep crevasse" in got
+    assert excerpt(text, "nothing matches").startswith("filler0 filler1")
+    assert excerpt("a short text", "glacier") == "a short text"
+    scattered = "glacier " + words(100, "pad") + " glacier crevasse " + words(100, "pad")
+    assert "glacier crevasse" in excerpt(scattered, "glacier crevasse")

@@ -90,3 +90,20 @@ def test_find_rerank_by_recency_puts_the_newest_first(
     assert [h.id for h in hits][:2] == ["recent", "exact"]
     with pytest.raises(UsageError, match="--fusion"):
         wb.find("solar", fusion="nope")
+
+
+def test_no_evidence_drops_hits_no_channel_found_anything_for() -> None:
+    def hit(doc: str, score: float, cos: float | None, bm25: float | None) -> Hit:
+        scores = {"dense": cos, "bm25": bm25, "final": score}
+        return Hit(doc, 0, score, cos, 1.0, "", {}, "", "", doc, scores)
+
+    hits = [
+        hit("words", 0.2, -0.1, 2.5),  # a query word, however far the meaning
+        hit("meaning", 0.3, 0.3, None),
+        hit("far", 0.0, -0.2, None),  # score fusion: max(cos, 0) = 0 and no word
+        hit("rank-only", 1 / 62, -0.05, None),  # rank fusion scores it by its rank alone
+        hit("zero", 0.0, 0.0, None),
+    ]
+    kept, hidden = pipeline.no_evidence(hits)
+    assert [h.id for h in kept] == ["words", "meaning"] and hidden == 3
+    assert pipeline.no_evidence([]) == ([], 0)

@@ -1,0 +1,42 @@
+"""The detail pane says which part of a long document a hit matched, and shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+from tui_helpers import search, settle
+
+from keepui.app import KeepuiApp
+from keepui.widgets.detail_pane import DetailPane
+from keepui_engine import open_workbench
+
+
+def words(n: int, stem: str) -> str:
+    return " ".join(f"{stem}{i % 7}" for i in range(n))
+
+
+LONG = "\n\n".join(
+    [
+        "# Harbour\n" + words(200, "boat") + " lighthouse keeper",
+        "# Mountains\n" + words(200, "peak") + " glacier crevasse",
+        "# Kitchen\n" + words(200, "pan") + " sourdough starter",
+    ]
+)
+
+
+async def test_a_part_hit_shows_its_number_title_excerpt_and_text(tui_store: Path) -> None:
+    with open_workbench(tui_store, own=True) as wb:
+        wb.put(LONG, id="atlas")
+        app = KeepuiApp(wb, poll_interval=None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await search(app, pilot, "glacier crevasse mode:bm25")
+            detail = app.screen.query_one(DetailPane)
+            assert detail.hit is not None and detail.hit.matched == "atlas@P{2}"
+            assert detail.item is not None and (detail.item.part or {})["count"] == 3
+            text = str(detail.query_one("#detail-body", Static).render())
+            assert text.startswith("atlas   (matched atlas@P{2})\n")
+            assert "part 2 of 3 · Mountains\n" in text
+            assert "match …peak" in text and "glacier crevasse\n" in text
+            assert "\ntext\n# Mountains\npeak0" in text and "sourdough" not in text
