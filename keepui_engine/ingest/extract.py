@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import mimetypes
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from keepui_engine.errors import UsageError
@@ -136,6 +136,8 @@ class Extracted:
         sections: The document's structure in order (pages, slides, headings ...).
         ocr_pages: 0-based pages without a text layer (PDF), [0] for an image, else [].
         notes: Remarks for the user, e.g. that some pages need OCR.
+        meta: System tags found while reading (keys start with `_`, e.g. `_skipped_shapes`),
+            recorded with the document like `_file_size`.
     """
 
     text: str
@@ -144,6 +146,7 @@ class Extracted:
     sections: list[Section]
     ocr_pages: list[int]
     notes: list[str]
+    meta: dict[str, object] = field(default_factory=dict)
 
 
 def looks_binary(data: bytes) -> bool:
@@ -277,10 +280,14 @@ def extract(
         from keepui_engine.ingest.formats import pdf
 
         return pdf.extract_pdf(data, name, limits)
-    if mime in (DOCX, PPTX):
+    if mime == DOCX:
         from keepui_engine.ingest.formats import office
 
-        return (office.extract_docx if mime == DOCX else office.extract_pptx)(data, name, limits)
+        return office.extract_docx(data, name, limits)
+    if mime == PPTX:
+        from keepui_engine.ingest.formats import slides
+
+        return slides.extract_pptx(data, name, limits)
     if mime in (HTML, "application/xhtml+xml"):
         from keepui_engine.ingest.formats import html
 

@@ -1,4 +1,4 @@
-"""DOCX (python-docx) and PPTX (python-pptx), behind a zip-bomb guard."""
+"""DOCX (python-docx), and the zip-bomb guard and helpers it shares with PPTX (slides.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.ingest.extract import DOCX, PPTX, Extracted, ExtractError, Limits, Section
+from keepui_engine.ingest.extract import DOCX, Extracted, ExtractError, Limits, Section
 
 if TYPE_CHECKING:
     from docx.table import Table
@@ -66,14 +66,16 @@ def check_zip(data: bytes, name: str, kind: str) -> None:
             )
 
 
-def _open_failed(name: str, kind: str, exc: Exception) -> ExtractError:
+def open_failed(name: str, kind: str, exc: Exception) -> ExtractError:
+    """The error for an archive python-docx or python-pptx could not open."""
     return ExtractError(
         f"{name}: not a readable {kind} ({type(exc).__name__}: {exc}); "
         "re-save it from the application that made it."
     )
 
 
-def _core_tags(props: Any) -> dict[str, str]:
+def core_tags(props: Any) -> dict[str, str]:
+    """Tags title and author from an Office document's core properties, when set."""
     tags: dict[str, str] = {}
     for key in ("title", "author"):
         try:
@@ -85,7 +87,8 @@ def _core_tags(props: Any) -> dict[str, str]:
     return tags
 
 
-def _table_text(rows: Iterable[Iterable[str]]) -> str:
+def table_text(rows: Iterable[Iterable[str]]) -> str:
+    """One line per non-empty row, cells joined by " | " (trailing empty cells dropped)."""
     lines = []
     for cells in rows:
         texts = [" ".join(c.split()) for c in cells]
@@ -120,7 +123,7 @@ def _docx_groups(blocks: Iterable[Any], table_type: type[Any]) -> list[_Group]:
     groups: list[_Group] = []
     for block in blocks:
         if isinstance(block, table_type):
-            text, kind = _table_text(_docx_rows(block)), "table"
+            text, kind = table_text(_docx_rows(block)), "table"
         else:
             text, kind = block.text.strip(), "paragraph"
             if text and _is_heading(block):
@@ -160,78 +163,11 @@ def extract_docx(data: bytes, name: str, limits: Limits) -> Extracted:
     try:
         document = docx.Document(io.BytesIO(data))
         groups = _docx_groups(document.iter_inner_content(), Table)
-        tags = _core_tags(document.core_properties)
+        tags = core_tags(document.core_properties)
     except Exception as exc:  # python-docx raises PackageNotFoundError, KeyError, lxml errors
-        raise _open_failed(name, "DOCX", exc) from exc
+        raise open_failed(name, "DOCX", exc) from exc
     sections = [
         Section("\n".join(texts), kind, number, title)
         for number, (title, kind, texts) in enumerate(groups, 1)
     ]
     return Extracted("\n\n".join(s.text for s in sections), DOCX, tags, sections, [], [])
-
-
-def _frame_text(frame: Any) -> str:
-    return str(frame.text).replace("\v", "\n").strip()
-
-
-def _shape_texts(shapes: Iterable[Any]) -> Iterator[str]:
-    from pptx.enum.shapes import MSO_SHAPE_TYPE
-
-    for shape in shapes:
-        if getattr(shape, "shape_type", None) == MSO_SHAPE_TYPE.GROUP:
-            yield from _shape_texts(shape.shapes)
-        elif getattr(shape, "has_text_frame", False):
-            text = _frame_text(shape.text_frame)
-            if text:
-                yield text
-        elif getattr(shape, "has_table", False):
-            rows = ([cell.text for cell in row.cells] for row in shape.table.rows)
-            text = _table_text(rows)
-            if text:
-                yield text
-
-
-def _slide_title(slide: Any) -> str | None:
-    shape = slide.shapes.title
-    if shape is None or not shape.has_text_frame:
-        return None
-    return " ".join(shape.text_frame.text.split()) or None
-
-
-def extract_pptx(data: bytes, name: str, limits: Limits) -> Extracted:
-    """Extract a PPTX: one slide section per slide, with shape, table and speaker-note text.
-
-    Every slide gets a section, even one without text (charts, pictures), so section
-    indexes are slide numbers; the full text joins only the slides that have text.
-
-    Args:
-        data: The PPTX bytes.
-        name: The input's name, for messages.
-        limits: Unused beyond the checks `extract` made; kept for a uniform signature.
-
-    Returns:
-        Slide texts joined by blank lines; tags title, author (when set) and slides.
-
-    Raises:
-        ExtractError: Not a zip, a likely zip bomb, or not a readable PPTX.
-    """
-    check_zip(data, name, "PPTX")
-    import pptx
-
-    try:
-        prs = pptx.Presentation(io.BytesIO(data))
-        sections = []
-        for number, slide in enumerate(prs.slides, 1):
-            texts = list(_shape_texts(slide.shapes))
-            if slide.has_notes_slide:
-                frame = slide.notes_slide.notes_text_frame
-                notes = _frame_text(frame) if frame is not None else ""
-                if notes:
-                    texts.append(f"Notes: {notes}")
-            sections.append(Section("\n".join(texts), "slide", number, _slide_title(slide)))
-        tags = _core_tags(prs.core_properties)
-    except Exception as exc:  # python-pptx raises PackageNotFoundError, KeyError, lxml errors
-        raise _open_failed(name, "PPTX", exc) from exc
-    tags["slides"] = str(len(sections))
-    text = "\n\n".join(s.text for s in sections if s.text)
-    return Extracted(text, PPTX, tags, sections, [], [])
