@@ -6,6 +6,7 @@ import fnmatch
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -76,9 +77,30 @@ def read_file(path: Path, max_mb: float) -> Loaded:
             f"{shown}: cannot read it ({exc.strerror}); check its permissions."
         ) from None
     mtime = datetime.fromtimestamp(st.st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    uri = path.resolve().as_uri()
+    uri = file_uri(path)
     meta = {"_source_uri": uri, "_file_size": st.st_size, "_file_mtime": mtime}
-    return Loaded(data, path.name, uri, None, meta)
+    return Loaded(data, display_name(path.name), uri, None, meta)
+
+
+def file_uri(path: Path) -> str:
+    """The `file://` URI of a path: its absolute bytes percent-encoded (RFC 3986).
+
+    A name with a newline, a tab or bytes that are not UTF-8 gets a plain-ASCII URI
+    (`bad%FF%20name.txt`), which is a valid document id; `path_from_uri` turns it back.
+    """
+    raw = os.fsencode(path.resolve())
+    return "file://" + urllib.parse.quote(raw, safe="/")
+
+
+def path_from_uri(uri: str) -> Path:
+    """The path a `file://` URI names, decoded to bytes first so undecodable names round-trip."""
+    raw = urllib.parse.unquote_to_bytes(urllib.parse.urlsplit(uri).path)
+    return Path(os.fsdecode(raw))
+
+
+def display_name(name: str) -> str:
+    """A file name safe to store and print: bytes that are not UTF-8 become U+FFFD."""
+    return os.fsencode(name).decode("utf-8", errors="replace")
 
 
 def walk(root: Path, exclude: list[str]) -> Iterator[tuple[Path, str | None]]:
