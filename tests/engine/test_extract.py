@@ -277,7 +277,7 @@ def test_html_meta_charset_and_article_header() -> None:
     ).encode("cp1252")
     got = extract(page, name="menu.html")
     assert got.tags["title"] == "Caf\u00e9"
-    assert got.text == "Menu du jour\nCr\u00e8me br\u00fbl\u00e9e \u2013 5\u20ac"
+    assert got.text == "Menu du jour\n\nCr\u00e8me br\u00fbl\u00e9e \u2013 5\u20ac"
 
 
 def test_markdown_headings_make_sections() -> None:

@@ -1,4 +1,4 @@
-"""HTML via lxml: visible article text without scripts, navigation or boilerplate blocks."""
+"""HTML via lxml (or a streaming tokenizer past libxml2's limits): visible article text."""
 
 from __future__ import annotations
 
@@ -7,117 +7,10 @@ import re
 from typing import Any
 
 from keepui_engine.ingest.extract import HTML, Extracted, ExtractError, Limits, Section
+from keepui_engine.ingest.formats.html_text import TextCollector
 
-_DROP_TAGS = frozenset(
-    [
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "svg",
-        "nav",
-        "aside",
-        "form",
-        "head",
-        "iframe",
-        "object",
-        "embed",
-        "canvas",
-        "button",
-        "select",
-        "textarea",
-        "input",
-        "dialog",
-    ]
-)
-# Page chrome; kept when inside an <article>, where <header> holds the article's own title.
-_CHROME_TAGS = frozenset({"header", "footer"})
-_DROP_ROLES = frozenset(
-    [
-        "navigation",
-        "banner",
-        "contentinfo",
-        "complementary",
-        "search",
-        "menu",
-        "menubar",
-        "toolbar",
-        "dialog",
-    ]
-)
-_BOILERPLATE = frozenset(
-    [
-        "sidebar",
-        "navbar",
-        "navbox",
-        "footer",
-        "toc",
-        "catlinks",
-        "breadcrumb",
-        "breadcrumbs",
-        "cookie-banner",
-        "skip-link",
-        "noprint",
-        "printfooter",
-        "mw-navigation",
-        "mw-panel",
-        "mw-head",
-        "mw-editsection",
-        "mw-jump-link",
-        "mw-jump",
-        "jump-to-nav",
-        "mw-indicators",
-        "site-header",
-        "site-footer",
-    ]
-)
-_BOILERPLATE_PREFIXES = ("navbox", "sidebar", "footer", "mw-navigation", "mw-editsection")
-_BLOCK_TAGS = frozenset(
-    [
-        "address",
-        "article",
-        "blockquote",
-        "body",
-        "caption",
-        "center",
-        "dd",
-        "details",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "footer",
-        "hr",
-        "html",
-        "li",
-        "main",
-        "ol",
-        "p",
-        "pre",
-        "section",
-        "summary",
-        "table",
-        "tbody",
-        "thead",
-        "tfoot",
-        "tr",
-        "ul",
-    ]
-)
-_SECTION_HEADINGS = frozenset({"h1", "h2", "h3"})
-_CELL_TAGS = frozenset({"td", "th"})
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
-_DISPLAYSTYLE = re.compile(r"^\{\\displaystyle\s*(.*)\}$", re.S)
 # WHATWG: these labels mean windows-1252 in HTML; UTF-16 labels without a BOM mean UTF-8.
 _CHARSET_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252"}
 
@@ -141,115 +34,71 @@ def decode_html(data: bytes) -> str:
     return data.decode(encoding, errors="replace")
 
 
-def _is_dropped(el: Any, in_article: bool) -> bool:
-    tag = el.tag
-    if not isinstance(tag, str):  # entities; the parser already removed comments and PIs
-        return True
-    tag = tag.lower()
-    if tag in _DROP_TAGS or (tag in _CHROME_TAGS and not in_article):
-        return True
-    if el.get("hidden") is not None or el.get("aria-hidden") == "true":
-        return True
-    if (el.get("role") or "").lower() in _DROP_ROLES:
-        return True
-    tokens = (el.get("class") or "").lower().split() + (el.get("id") or "").lower().split()
-    return any(t in _BOILERPLATE or t.startswith(_BOILERPLATE_PREFIXES) for t in tokens)
-
-
-class _TextCollector:
-    """Turns the element stream into blocks: ("text", line) or ("heading", title)."""
-
-    def __init__(self) -> None:
-        self.blocks: list[tuple[str, str]] = []
-        self.buffer: list[str] = []
-        self.pre = 0
-
-    def add(self, text: str | None) -> None:
-        if text:
-            self.buffer.append(text if self.pre else text.replace("\n", " "))
-
-    def cell(self) -> None:
-        if "".join(self.buffer).strip():
-            self.buffer.append(" | ")
-
-    def flush(self, kind: str = "text") -> None:
-        lines = (" ".join(line.split()) for line in "".join(self.buffer).split("\n"))
-        text = "\n".join(line for line in lines if line)
-        self.buffer.clear()
-        if text:
-            self.blocks.append((kind, text))
-
-
-def _collect(root: Any) -> list[tuple[str, str]]:
+def _walk_tree(root: Any, out: TextCollector) -> None:
+    """Feed a parsed tree to the collector (lxml's iterwalk: no recursion)."""
     from lxml import etree
 
-    out = _TextCollector()
     walker = etree.iterwalk(root, events=("start", "end"))
-    articles = 0
-    dropped: set[Any] = set()
+    skipped: set[Any] = set()
     for event, el in walker:
-        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        tag = el.tag.lower() if isinstance(el.tag, str) else None  # None: an entity
         if event == "start":
-            if _is_dropped(el, articles > 0):
-                dropped.add(el)
+            if tag is None or not out.open(tag, el.get):
+                skipped.add(el)
                 walker.skip_subtree()
-                continue
-            if tag == "article":
-                articles += 1
-            if tag in _BLOCK_TAGS:
-                out.flush()
-            if tag == "pre":
-                out.pre += 1
-            if tag in _CELL_TAGS:
-                out.cell()
-            if tag == "br":
-                out.buffer.append("\n")
-            if tag == "math":
-                alt = (el.get("alttext") or "").strip()
-                out.add(_DISPLAYSTYLE.sub(r"\1", alt).strip())
-                dropped.add(el)
-                walker.skip_subtree()
-                continue
-            out.add(el.text)
+            else:
+                out.add(el.text)
             continue
-        if el in dropped:
-            dropped.discard(el)
-        else:
-            if tag in _SECTION_HEADINGS:
-                out.flush("heading")
-            elif tag in _BLOCK_TAGS:
-                out.flush()
-            if tag == "pre":
-                out.pre -= 1
-            if tag == "article":
-                articles -= 1
+        if el in skipped:
+            skipped.discard(el)
+        elif tag is not None:
+            out.close(tag)
         out.add(el.tail)
     out.flush()
-    return out.blocks
+
+
+def _over_a_limit(parser: Any) -> bool:
+    """Whether libxml2 stopped early (nesting deeper than 2048, or another resource limit)."""
+    return any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log)
 
 
 def _sections(blocks: list[tuple[str, str]]) -> list[Section]:
-    groups: list[tuple[str | None, list[str]]] = []
+    """Group blocks under h1-h3 headings; blocks are paragraphs, a table's rows are lines."""
+    groups: list[tuple[str | None, list[tuple[str, str]]]] = []
     for kind, text in blocks:
         if kind == "heading":
-            groups.append((text, [text]))
+            groups.append((text, [(kind, text)]))
         elif groups and groups[-1][0] is not None:
-            groups[-1][1].append(text)
+            groups[-1][1].append((kind, text))
         else:
-            groups.append((None, [text]))
+            groups.append((None, [(kind, text)]))
     return [
-        Section("\n".join(texts), "paragraph" if title is None else "heading", number, title)
-        for number, (title, texts) in enumerate(groups, 1)
+        Section(_join(parts), "paragraph" if title is None else "heading", number, title)
+        for number, (title, parts) in enumerate(groups, 1)
     ]
+
+
+def _join(parts: list[tuple[str, str]]) -> str:
+    out = [parts[0][1]]
+    for (before, _), (kind, text) in zip(parts, parts[1:], strict=False):
+        out.append("\n" if before == kind == "row" else "\n\n")
+        out.append(text)
+    return "".join(out)
 
 
 def extract_html(data: bytes, name: str, limits: Limits) -> Extracted:
     """Extract an HTML page: visible text, one heading section per h1-h3.
 
     Scripts, styles, forms, navigation, page header/footer, asides and elements whose
-    role, class or id mark them as navigation or chrome are left out. Block elements
-    end lines; whitespace is collapsed. Text before the first heading becomes paragraph
-    sections.
+    role, class or id mark them as navigation or chrome are left out. Every block element
+    is a paragraph of its own (blank lines between them); a table is a run of lines, one per
+    row with its cells joined by " | ", so neither glues into the sentences around it.
+    Whitespace is collapsed. Text before the first heading becomes paragraph sections.
+
+    lxml (libxml2) parses the page. When libxml2 gives up part way (nesting deeper than
+    2048 elements, or another of its resource limits), the page is read again by the
+    standard library's tokenizer with an explicit stack, which has no depth limit; both feed
+    the same collector. The page is already under `[ingest] max_file_mb`.
 
     Args:
         data: The page bytes.
@@ -267,16 +116,21 @@ def extract_html(data: bytes, name: str, limits: Limits) -> Extracted:
 
     markup = _XML_DECL.sub("", decode_html(data), count=1)
     try:
-        parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
+        parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, huge_tree=True)
         root = lxml.html.document_fromstring(markup, parser=parser)
     except (etree.ParserError, ValueError) as exc:
         raise ExtractError(f"{name}: HTML page with no parsable content ({exc}).") from exc
-    tags: dict[str, str] = {}
-    title_el = root.find(".//title")
-    if title_el is not None:
-        title = " ".join(title_el.text_content().split())
-        if title:
-            tags["title"] = title
-    body = root.find("body")
-    sections = _sections(_collect(body if body is not None else root))
+    if _over_a_limit(parser):
+        from keepui_engine.ingest.formats import html_stream
+
+        title, blocks = html_stream.collect(markup)
+    else:
+        title_el = root.find(".//title")
+        title = "" if title_el is None else " ".join(title_el.text_content().split())
+        body = root.find("body")
+        out = TextCollector()
+        _walk_tree(body if body is not None else root, out)
+        blocks = out.blocks
+    tags = {"title": title} if title else {}
+    sections = _sections(blocks)
     return Extracted("\n\n".join(s.text for s in sections), HTML, tags, sections, [], [])
