@@ -1,14 +1,18 @@
 """The default summarizer: the text's most central sentences, chosen with the embedding model.
 
-Algorithm: centrality around a document vector. The sentences and the text itself are embedded
+Candidates: only real sentences are quoted (`candidates.py`: at least 6 words, ending like a
+sentence, no boilerplate, table rows, citations or repeats); a text of fragments only falls
+back to its fragments, joined with "; ".
+
+Algorithm: centrality around a document vector. The candidates and their text are embedded
 (unit vectors; in two calls, so sentences are not padded to the text's length). The document
-vector is the sum of two unit vectors: the model's
-embedding of the text (the first `WHOLE_TEXT_CHARS` characters; the model itself sees only its
-window, 256 tokens for MiniLM) and the word-count-weighted centroid of the sentence vectors
-(which sees every considered sentence). A sentence's score is its cosine similarity to that
-document vector, plus a small prior for the first sentence. The top `sentences` (skipping
-near-duplicates, and any that would overflow `max_chars` in favour of shorter ones that still
-score above the median) are output in their original order.
+vector is the sum of two unit vectors: the model's embedding of the candidates' text (their
+first `WHOLE_TEXT_CHARS` characters, so navigation and tables do not pull it; the model
+itself sees only its window, 256 tokens for MiniLM) and the word-count-weighted centroid of
+the sentence vectors (which sees every considered sentence). A sentence's score is its cosine
+similarity to that document vector, plus a small prior for the first sentence. The top
+`sentences` (skipping near-duplicates, and any that would overflow `max_chars` in favour of
+shorter ones that still score above the median) are output in their original order.
 
 Why a centroid rather than TextRank: on a dense cosine-similarity graph PageRank's stationary
 vector is very close to weighted degree, and a sentence's weighted degree sum_j cos(i, j) is
@@ -28,7 +32,7 @@ articles and abstracts usually states the topic.
 Without an embedding function the same scoring runs on TF-IDF vectors around their centroid
 (lexical centrality), so the provider still works, just with less sense of meaning.
 
-Long texts: only the first `MAX_SENTENCES` (200) sentences are considered, which bounds the
+Long texts: only the first `MAX_SENTENCES` (200) candidates are considered, which bounds the
 cost to one embedding batch of <= 201 texts at the price of ignoring late material in very
 long documents.
 """
@@ -43,6 +47,7 @@ from collections.abc import Callable
 import numpy as np
 
 from keepui_engine.errors import ProviderError
+from keepui_engine.providers.summary.candidates import candidates
 from keepui_engine.providers.summary.text import cut, normalize, split_sentences
 
 MAX_SENTENCES = 200
@@ -58,6 +63,7 @@ _STOPWORD_TEXT = (
     "or our she so that the their them they this to was we were which who will with you your"
 )
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_CLOSERS = frozenset(".!?…\"'”’)]")
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
@@ -127,18 +133,25 @@ class ExtractiveSummarizer:
         return "embedding" if self.embed is not None else "tfidf"
 
     def summarize(self, text: str, *, context: list[str] | None = None) -> str:
-        """Return the central sentences joined by spaces; `context` is ignored.
+        """Return the central sentences in text order; `context` is ignored.
 
-        A text with at most `sentences` sentences is returned whole (normalised and cut).
+        A text with at most `sentences` sentences (fragments included) is returned whole
+        (normalised and cut); so is one with nothing but boilerplate. When the text has no
+        more candidates than `sentences`, they are all used, as far as `max_chars` allows.
 
         Raises:
             ProviderError: The embedding function failed or returned the wrong shape.
         """
-        candidates = split_sentences(text)[:MAX_SENTENCES]
-        if len(candidates) <= self.sentences:
+        if len(split_sentences(text)) <= self.sentences:
             return cut(normalize(text), self.max_chars)
-        scores, vectors = self.rank(text, candidates)
-        return self._assemble(candidates, scores, vectors)
+        pieces, _real = candidates(text)
+        pieces = pieces[:MAX_SENTENCES]
+        if not pieces:
+            return cut(normalize(text), self.max_chars)
+        if len(pieces) <= self.sentences:
+            return self._join(pieces, range(len(pieces)))
+        scores, vectors = self.rank(normalize(" ".join(pieces)), pieces)
+        return self._assemble(pieces, scores, vectors)
 
     def rank(self, text: str, sentences: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Score sentences by centrality.
@@ -202,4 +215,24 @@ class ExtractiveSummarizer:
             used += extra
         if not chosen:
             return cut(sentences[int(order[0])], self.max_chars)
-        return " ".join(sentences[i] for i in sorted(chosen))
+        return _joined([sentences[i] for i in sorted(chosen)])
+
+    def _join(self, pieces: list[str], order: range) -> str:
+        """All pieces in order while they fit in `max_chars` (the first one cut if it alone
+        does not)."""
+        kept: list[str] = []
+        for i in order:
+            if len(_joined([*kept, pieces[i]])) > self.max_chars:
+                break
+            kept.append(pieces[i])
+        return _joined(kept) if kept else cut(pieces[0], self.max_chars)
+
+
+def _joined(pieces: list[str]) -> str:
+    """Sentences joined by a space; a fragment (no closing punctuation) is followed by "; "."""
+    out = ""
+    for piece in pieces:
+        if out:
+            out += " " if out[-1] in _CLOSERS else "; "
+        out += piece
+    return out

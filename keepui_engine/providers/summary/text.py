@@ -17,6 +17,11 @@ _TRAILING_JOINERS = ",;:-–—([{/"
 # next sentence that starts with a capital, a digit or an opening quote/bracket.
 _BOUNDARY = re.compile(r"([.!?…]+)([\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])")
 _LAST_TOKEN = re.compile(r"(\S+)$")
+_ENDS_SENTENCE = re.compile(r"[.!?…:][\"'”’)\]]*$")
+_STARTS_SENTENCE = re.compile(r"[\"'“‘(\[]?[A-Z0-9À-Ý]")
+# A line shorter than this share of its paragraph's longest line, with room left for the next
+# word, was broken on purpose (a title, a label, a list line), not wrapped.
+SOFT_WRAP_SHARE = 0.75
 _MULTI_INITIAL = re.compile(r"^(?:[a-z]\.)+[a-z]$")
 
 # Tokens (lower-cased, without the final period) after which a period never ends a sentence.
@@ -77,17 +82,47 @@ def strip_heading(line: str) -> str:
     return line.strip().lstrip("#").strip().rstrip("#").strip()
 
 
-def _units(text: str) -> list[str]:
-    """Blocks that sentences never cross: paragraphs and list items.
+def is_table_row(line: str) -> bool:
+    """Whether a line is a table row: markdown (`| a | b |`), cells joined by " | ", or tabs."""
+    stripped = line.strip()
+    return stripped.startswith("|") or " | " in stripped or "\t" in stripped
+
+
+def _hard_break(line: str, following: str, width: int) -> bool:
+    """Whether a single newline between two lines of one paragraph ends a unit.
+
+    A line break is a soft wrap (the lines join) unless the next line starts like a new
+    sentence (a capital, a digit, a quote or bracket) and the line before either ends a
+    sentence (or a lead-in ending in ":") or stops well short of the paragraph's width, so
+    the next word would have fitted on it: a label, a title or a list line. A period after
+    an abbreviation or an initial ends nothing.
+    """
+    if not _STARTS_SENTENCE.match(following):
+        return False
+    if _ENDS_SENTENCE.search(line):
+        token = _LAST_TOKEN.search(line)
+        word = token.group(1).rstrip(".").lstrip("([\"'“‘").lower() if token else ""
+        initial = len(word) == 1 and word.isalpha()
+        return not (word in ABBREVIATIONS or initial or _MULTI_INITIAL.match(word))
+    next_word = following.split(maxsplit=1)[0]
+    return len(line) + 1 + len(next_word) < SOFT_WRAP_SHARE * width
+
+
+def units(text: str) -> list[str]:
+    """Blocks that sentences never cross: paragraphs, list items and hard-broken lines.
 
     Headings, setext underlines, horizontal rules, table rows and fenced code are dropped: they
-    are not sentences a summary should quote. Soft-wrapped lines inside a paragraph are joined.
+    are not sentences a summary should quote. Soft-wrapped lines inside a paragraph are joined;
+    a line that ends a sentence or stops short before a capitalised line is not joined to it
+    (`_hard_break`), so a run of labels or a title never glues onto the paragraph below.
     """
-    units: list[str] = []
+    out: list[str] = []
     in_fence = False
     for para in paragraphs(text):
+        lines = para.split("\n")
+        width = max(len(line.strip()) for line in lines)
         current: list[str] = []
-        for line in para.split("\n"):
+        for line in lines:
             if _FENCE.match(line):
                 in_fence = not in_fence
                 continue
@@ -99,23 +134,26 @@ def _units(text: str) -> list[str]:
             if (
                 is_heading_line(line)
                 or _SETEXT_UNDERLINE.match(line)
-                or stripped.startswith("|")
+                or is_table_row(line)
                 or not stripped
             ):
                 if current:
-                    units.append(" ".join(current))
+                    out.append(" ".join(current))
                     current = []
                 continue
             item = _LIST_ITEM.match(line)
             if item:
                 if current:
-                    units.append(" ".join(current))
+                    out.append(" ".join(current))
                 current = [line[item.end() :].strip()]
+            elif current and _hard_break(current[-1], stripped, width):
+                out.append(" ".join(current))
+                current = [stripped]
             else:
                 current.append(stripped)
         if current:
-            units.append(" ".join(current))
-    return [normalize(u) for u in units if u.strip()]
+            out.append(" ".join(current))
+    return [normalize(u) for u in out if u.strip()]
 
 
 def _is_boundary(unit: str, match: re.Match[str]) -> bool:
@@ -134,14 +172,28 @@ def _is_boundary(unit: str, match: re.Match[str]) -> bool:
     return not (word in NUMBER_ABBREVIATIONS and next_char.isdigit())
 
 
+def unit_sentences(unit: str) -> list[str]:
+    """The sentences of one unit (see `split_sentences` for where they end)."""
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(unit):
+        if _is_boundary(unit, match):
+            sentences.append(unit[start : match.end(2)].strip())
+            start = match.end()
+    tail = unit[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return [s for s in sentences if s]
+
+
 def split_sentences(text: str) -> list[str]:
     """Split `text` into sentences, in order, each whitespace-normalised.
 
     Sentences end at ". ! ? …" (plus closing quotes or brackets) followed by whitespace and a
-    capital, digit or opening quote; paragraph breaks and list items always end
-    one. A period after a known abbreviation ("e.g.", "Dr.", "et al."), an initial ("J.") or a
-    number abbreviation before a digit ("Fig. 3") does not. Headings, tables and fenced code
-    are left out.
+    capital, digit or opening quote; paragraph breaks, list items and hard line breaks
+    (`units`) always end one. A period after a known abbreviation ("e.g.", "Dr.", "et al."),
+    an initial ("J.") or a number abbreviation before a digit ("Fig. 3") does not. Headings,
+    table rows and fenced code are left out.
 
     Args:
         text: Plain text or markdown.
@@ -149,15 +201,4 @@ def split_sentences(text: str) -> list[str]:
     Returns:
         The sentences; every one is a run of the text's words in their original order.
     """
-    sentences: list[str] = []
-    for unit in _units(text):
-        start = 0
-        for match in _BOUNDARY.finditer(unit):
-            if _is_boundary(unit, match):
-                end = match.end(2)
-                sentences.append(unit[start:end].strip())
-                start = match.end()
-        tail = unit[start:].strip()
-        if tail:
-            sentences.append(tail)
-    return [s for s in sentences if s]
+    return [s for unit in units(text) for s in unit_sentences(unit)]
