@@ -56,7 +56,7 @@ class Loaded:
 
 def read_file(path: Path, max_mb: float) -> Loaded:
     """Read a file after checking it exists, is a regular file and is under the size cap."""
-    shown = str(path)
+    shown = display_name(str(path))
     try:
         st = path.stat()
     except OSError as exc:

@@ -132,6 +132,12 @@ def test_extractive_respects_max_chars() -> None:
     assert len(cut) <= 20 and cut.endswith("…")
 
 
+def test_a_text_of_fragments_gives_its_fragments_in_order_without_bare_numbers() -> None:
+    text = "Shopping list\n- eggs\n- 42\n- flour for bread\n- 2024\n- butter\n- milk and honey"
+    out = create_summarizer(SummaryConfig(sentences=3), FAKE_EMBED).summarize(text)
+    assert out == "Shopping list; eggs; flour for bread; butter; milk and honey"
+
+
 def test_extractive_skips_a_repeated_sentence() -> None:
     text = f"{TOPICAL} {CENTRAL[1]}"
     out = create_summarizer(SummaryConfig(sentences=3), FAKE_EMBED).summarize(text)

@@ -95,6 +95,7 @@ def test_a_long_document_splits_by_heading_and_a_part_hit_lifts_to_it(tmp_path: 
         parts = wb.parts("handbook")
         assert [p.title for p in parts] == list(SECTIONS)
         hit = wb.find("how do I make bread at home", mode="dense", limit=1).hits[0]
-        assert (hit.id, hit.part, hit.matched) == ("handbook", 2, "handbook@P{2}")
+        assert (hit.id, hit.part_index, hit.matched) == ("handbook", 2, "handbook@P{2}")
+        assert hit.part is not None and hit.part["title"] == "Baking"
         hit = wb.find("looking at planets through a telescope", limit=1).hits[0]
         assert hit.id == "handbook" and hit.matched == "handbook@P{3}"

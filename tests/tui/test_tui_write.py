@@ -98,7 +98,7 @@ async def test_add_a_file_of_another_format(
         assert note == f"created {path.resolve().as_uri()} (version 1)"
         assert app.stats is not None and app.stats.items == 6  # the write's own poll
     item = seeded.get(path.resolve().as_uri())
-    assert item.text == "Plan\nShip the workbench."
+    assert item.text == "Plan\n\nShip the workbench."  # every block a paragraph of its own
     assert item.tags["_content_type"] == "text/html" and item.tags["topic"] == "plan"
     assert item.tags["title"] == "Launch plan"
 

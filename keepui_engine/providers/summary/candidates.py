@@ -12,8 +12,9 @@ ISBN, or starts with a "^" back-link) gives no sentence at all. A repeated sente
 words, case and spacing aside) counts once, where it first occurs.
 
 Fallback, so a summary is made of what the text has: a text with no real sentence (a list
-of short bullet fragments, a block of "Key: value" metadata) falls back to its fragments,
-boilerplate and repeats still dropped, and the summarizer joins the central ones with "; ".
+of short bullet fragments, a block of "Key: value" metadata, a table's labels) falls back
+to its fragments that hold a letter, boilerplate and repeats still dropped, which the
+summarizer joins in order with "; ".
 A text with fewer real sentences than the summary length gets just those: fragments are
 never used to pad real sentences.
 """
@@ -104,5 +105,8 @@ def candidates(text: str) -> tuple[list[str], bool]:
             if key in seen or is_boilerplate(sentence):
                 continue
             seen.add(key)
-            (real if is_real_sentence(sentence) else fragments).append(sentence)
+            if is_real_sentence(sentence):
+                real.append(sentence)
+            elif any(c.isalpha() for c in sentence):  # a bare number says nothing alone
+                fragments.append(sentence)
     return (real, True) if real else (fragments, False)

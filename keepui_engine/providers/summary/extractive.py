@@ -1,8 +1,9 @@
 """The default summarizer: the text's most central sentences, chosen with the embedding model.
 
 Candidates: only real sentences are quoted (`candidates.py`: at least 6 words, ending like a
-sentence, no boilerplate, table rows, citations or repeats); a text of fragments only falls
-back to its fragments, joined with "; ".
+sentence, no boilerplate, table rows, citations or repeats). A text of fragments only (a
+list of short bullets, a metadata block) falls back to what it has: its fragments in text
+order, joined with "; ", as many as fit in `max_chars`.
 
 Algorithm: centrality around a document vector. The candidates and their text are embedded
 (unit vectors; in two calls, so sentences are not padded to the text's length). The document
@@ -137,18 +138,20 @@ class ExtractiveSummarizer:
 
         A text with at most `sentences` sentences (fragments included) is returned whole
         (normalised and cut); so is one with nothing but boilerplate. When the text has no
-        more candidates than `sentences`, they are all used, as far as `max_chars` allows.
+        more real sentences than `sentences`, they are all used, as far as `max_chars` allows;
+        a text of fragments only (a list of bullets) gives its fragments in order, as many as
+        fit, since centrality means little between three-word items.
 
         Raises:
             ProviderError: The embedding function failed or returned the wrong shape.
         """
         if len(split_sentences(text)) <= self.sentences:
             return cut(normalize(text), self.max_chars)
-        pieces, _real = candidates(text)
+        pieces, real = candidates(text)
         pieces = pieces[:MAX_SENTENCES]
         if not pieces:
             return cut(normalize(text), self.max_chars)
-        if len(pieces) <= self.sentences:
+        if not real or len(pieces) <= self.sentences:
             return self._join(pieces, range(len(pieces)))
         scores, vectors = self.rank(normalize(" ".join(pieces)), pieces)
         return self._assemble(pieces, scores, vectors)
