@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from keepui_engine.api import Workbench, open_workbench
-from keepui_engine.config import Settings, load_settings, resolve_store
+from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
 from keepui_engine.errors import (
     ConfigError,
     FlowError,
@@ -18,7 +18,7 @@ from keepui_engine.errors import (
 )
 from keepui_engine.evaluation import EvalResult, evaluate, write_runs
 from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
-from keepui_engine.inputs import looks_like_path, source_kind
+from keepui_engine.inputs import looks_like_path, now_id, source_kind
 from keepui_engine.interrupts import install as install_interrupts
 from keepui_engine.searches import compare_results
 from keepui_engine.types import (
@@ -40,6 +40,21 @@ from keepui_engine.types import (
     VersionInfo,
 )
 
+_LAZY = {
+    "ContextResult": "keepui_engine.context",
+    "Passage": "keepui_engine.context",
+    "Reflection": "keepui_engine.reflection",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Types of the agent surfaces, imported when first asked for (not on every CLI start)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'keepui_engine' has no attribute {name!r}")
+
 
 def parse_flow_params(raw: list[str] | None) -> dict[str, Any]:
     """Parse repeated `-p KEY=VALUE` flow params (see `flow_bindings.coerce_params`).
@@ -59,6 +74,9 @@ __all__ = [
     "FlowTick",
     "RuleTrace",
     "ConfigError",
+    "ContextResult",
+    "Passage",
+    "Reflection",
     "DeleteResult",
     "DiffRow",
     "EvalResult",
@@ -91,6 +109,8 @@ __all__ = [
     "parse_flow_params",
     "resolve_store",
     "source_kind",
+    "store_exists",
+    "now_id",
     "evaluate",
     "write_runs",
     "compare_results",

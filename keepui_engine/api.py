@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,9 +30,12 @@ from keepui_engine.types import (
 )
 
 if TYPE_CHECKING:
+    from keepui_engine.context import ContextResult
     from keepui_engine.engine import Engine
     from keepui_engine.flows.model import FlowInfo, FlowResult, FlowTick
     from keepui_engine.providers.base import Embedder
+    from keepui_engine.reflection import Reflection
+    from keepui_engine.transfer import ImportReport
 
 _DECODE: dict[str, Any] = {
     "put_many": lambda r: [PutResult.from_dict(x) for x in r],
@@ -52,11 +55,21 @@ _DECODE: dict[str, Any] = {
 }
 
 
-_WRITES = {"put_many", "tag", "analyze"}
+_WRITES = {"put_many", "tag", "analyze", "import_page"}
 # Seconds after a client's write before the background worker takes the next task: a client's
 # `put DIR` sends batch after batch, and its reading between them is not idleness.
 FOREGROUND_GRACE_S = 3.0
-for _op in ("work_once", "pending", "pending_retry", "pending_purge", "analyze"):
+for _op in (
+    "work_once",
+    "pending",
+    "pending_retry",
+    "pending_purge",
+    "analyze",
+    "reflect",
+    "export_header",
+    "export_page",
+    "import_page",
+):
     _DECODE[_op] = lambda r: r
 
 
@@ -397,6 +410,84 @@ class Workbench:
         """`find` for a query already built (the TUI's search bar, `find --why`)."""
         result: FindResult = self._call("find", q=q)
         return result
+
+    # -- for agents: context, reflection, the now note ---------------------------------------
+    def context(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        min_score: float = 0.1,
+        max_tokens: int = 2048,
+        tags: list[str] | None = None,
+        mode: str | None = None,
+        header: bool = False,
+    ) -> ContextResult:
+        """The top passages for `query`, each followed by `[Source: ADDRESS]`, in at most
+        `max_tokens` words (see `keepui_engine.context`)."""
+        from keepui_engine import agents
+
+        return agents.context(self, query, top_k, min_score, max_tokens, tags, mode, header)
+
+    def reflect(
+        self,
+        query: str,
+        *,
+        kind: str = "summary",
+        top_k: int = 5,
+        tags: list[str] | None = None,
+        mode: str | None = None,
+        store_back: bool = False,
+    ) -> Reflection:
+        """A summary (or 3-5 key points) of the top hits for `query`; `store_back` saves it as
+        an item tagged type=reflection, query=QUERY and source=ID for each hit."""
+        from keepui_engine import agents
+
+        return agents.reflect(self, query, kind, top_k, tags, mode, store_back)
+
+    def now(
+        self, text: str | None = None, *, scope: str | None = None, tags: list[str] | None = None
+    ) -> Item:
+        """The working-intentions note (`now`, or `now:SCOPE`); with `text`, replace it (the
+        previous text stays as a version). Before the first write: an empty Item, version 0."""
+        from keepui_engine import agents
+
+        return agents.now(self, text, scope, tags)
+
+    # -- export and import ----------------------------------------------------------------------
+    def export(
+        self,
+        write: Callable[[str], object],
+        *,
+        versions: bool = False,
+        parts: bool = False,
+        system: bool = False,
+        vectors: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Write the store as JSONL lines (a header, then one item a line, in id order) through
+        `write`; return how many items. See `keepui_engine.transfer.records` for the format."""
+        from keepui_engine import transfer
+
+        include = {"versions": versions, "parts": parts, "system": system, "vectors": vectors}
+        return transfer.export(self, write, include, progress)
+
+    def import_lines(
+        self,
+        lines: Iterable[str],
+        *,
+        mode: str = "merge",
+        skip_bad: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> ImportReport:
+        """Read an export (or plain JSONL of {"text", "id", "tags"}) into the store.
+
+        Every line is checked first: a bad one is a UsageError naming its number and nothing
+        is written, unless `skip_bad` (merge mode only) skips it. See `transfer.importing`.
+        """
+        from keepui_engine import transfer
+
+        return transfer.import_lines(self, lines, mode, skip_bad, progress)
 
     # -- flows --------------------------------------------------------------------------------
     def flows(self) -> list[FlowInfo]:

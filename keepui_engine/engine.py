@@ -361,6 +361,43 @@ class Engine:
         self.store.reset_index()
         return self.stats()
 
+    def reflect(self, query: str, kind: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
+        """A summary or key points of passages for a query (see `reflection`): through the
+        [summarization] LLM when one is configured, else extractive with the embedder."""
+        from keepui_engine import reflection
+        from keepui_engine.writing import LLM_PROVIDERS
+
+        reflection.check_kind(kind)
+        if self.settings.summary_provider in LLM_PROVIDERS:
+            model = self.summarizer
+            messages = reflection.llm_messages(query, passages, kind)
+            reply = model.complete(messages, reflection.LLM_MAX_CHARS)  # type: ignore[attr-defined]
+            return reflection.from_llm(reply, kind, model.name)
+        return reflection.extractive(self.embedder.embed, query, passages, kind)
+
+    # -- export and import (see keepui_engine/transfer) -----------------------------------------
+    def export_header(self, include: dict[str, bool]) -> dict[str, Any]:
+        """The export file's first line."""
+        from keepui_engine.transfer import exporting
+
+        return exporting.header(self, include)
+
+    def export_page(
+        self, after: str | None, limit: int, include: dict[str, bool]
+    ) -> list[dict[str, Any]]:
+        """The next `limit` items after id `after`, as export records."""
+        from keepui_engine.transfer import exporting
+
+        return exporting.page(self, after, limit, include)
+
+    def import_page(
+        self, items: list[dict[str, Any]], mode: str, model: str | None, dim: int | None
+    ) -> list[dict[str, Any]]:
+        """Write checked items (see `transfer.importing`)."""
+        from keepui_engine.transfer import importing
+
+        return importing.import_items(self, items, mode, model, dim)
+
     # -- background work (see keepui_engine/work) ------------------------------------------------
     @property
     def summarizer(self) -> Summarizer:

@@ -259,3 +259,16 @@ def source_kind(source: str | None) -> str:
         return "dir" if path.is_dir() else "file"
     except OSError:
         return "file"
+
+
+NOW_ID = "now"
+
+
+def now_id(scope: str | None) -> str:
+    """The id of the working-intentions note: `now`, or `now:SCOPE`."""
+    if scope is None:
+        return NOW_ID
+    scope = scope.strip()
+    if not scope:
+        raise UsageError("--scope needs a name, e.g. --scope project-x.")
+    return check_id(f"{NOW_ID}:{scope}")

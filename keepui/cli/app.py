@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 import typer.main
 
-from keepui.cli import diff, evaluate, find, flow, items, pending, serve, tui
+from keepui.cli import agents, diff, evaluate, find, flow, items, pending, serve, transfer, tui
+from keepui.cli.options import StoreOpt
 
 app = typer.Typer(
     name="keepui",
@@ -63,6 +64,25 @@ app.command("flow")(flow.flow)
 # Negative offsets (`keepui diff ID -1 0`) are versions, not options.
 app.command("diff", context_settings={"ignore_unknown_options": True})(diff.diff)
 app.command("tui")(tui.tui)
+app.command("context")(agents.context)
+app.command("reflect")(agents.reflect)
+app.command("now")(agents.now)
+app.command("export")(transfer.export)
+app.command("import")(transfer.import_)
+
+
+@app.command("mcp")
+def _mcp(store: StoreOpt = None) -> None:
+    """Serve this store to AI agents over the Model Context Protocol (stdio).
+
+    Tools: put, get, find, context, flow, now; resources: the now note and keepui://ID.
+    It uses the keepui process that already holds the store (serve or the workbench), else
+    holds the store itself. Only protocol messages go to stdout; logs go to stderr.
+    """
+    from keepui.mcp_server import run_stdio  # the mcp SDK is imported only for this command
+
+    run_stdio(store)
+
 
 # What each option's value is called in --help (Typer would print <str>, <list[str]> …).
 _METAVARS = {
@@ -93,6 +113,10 @@ _METAVARS = {
     "--queries": "FILE",
     "--qrels": "FILE",
     "--run": "FILE",
+    "--top-k": "K",
+    "--max-tokens": "N",
+    "--kind": "summary|key-points",
+    "--scope": "NAME",
 }
 
 

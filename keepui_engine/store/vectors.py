@@ -173,6 +173,11 @@ class VectorIndex:
         if len(keys):
             self._live &= ~member(self._keys, np.unique(np.asarray(keys, np.int64)))
 
+    def missing(self, keys: np.ndarray) -> np.ndarray:
+        """The keys among `keys` that have no live row in the index."""
+        keys = np.asarray(keys, np.int64)
+        return keys[~member(keys, _sorted_unique(self._keys[self._live]))]
+
     @property
     def live_count(self) -> int:
         """How many live vectors the index holds."""

@@ -130,7 +130,10 @@ def analyze_doc(
 
 
 def embed(engine: Engine, task: Task) -> str:
-    """Make sure the head's text (and parts) have vectors in the cache."""
+    """Make sure the head's text (and parts) have vectors in the cache; with payload `all`
+    (an import from another model), every version and part of the document, indexed too."""
+    if task.payload.get("all"):
+        return embed_all(engine, task.doc_id)
     head = _head(engine, task)
     if head is None:
         return "stale"
@@ -139,6 +142,35 @@ def embed(engine: Engine, task: Task) -> str:
     ]
     engine.embed(texts)
     return f"{len(texts)} text(s) embedded"
+
+
+def embed_all(engine: Engine, doc_id: str) -> str:
+    """Embed what lacks a vector of every version and part of a document, and index it."""
+    con = engine.store.con
+    name, dim = engine.embedder.name, engine.embedder.dim
+    recs = con.execute(
+        "SELECT text, summary, content_hash FROM documents WHERE id = $1 UNION ALL "
+        "SELECT text, summary, content_hash FROM versions WHERE id = $1 UNION ALL "
+        "SELECT text, summary, content_hash FROM parts WHERE id = $1",
+        [doc_id],
+    ).fetchall()
+    if not recs:
+        return "stale"
+    texts = {h: t or s for t, s, h in recs}
+    cached = documents.cached_vectors(con, list(texts), name, dim)
+    todo = [h for h in texts if h not in cached]
+    if todo:
+        vecs = np.asarray(engine.embedder.embed([texts[h] for h in todo]), np.float32)
+        fresh = dict(zip(todo, vecs, strict=True))
+        with engine.store.transaction():
+            documents.store_vectors(con, fresh, name)
+        cached.update(fresh)
+    keys = con.execute("SELECT key FROM vector_keys WHERE doc_id = $1", [doc_id]).fetchnumpy()
+    absent = engine.store.index.missing(keys["key"])
+    got_keys, got_vecs = documents.vectors_for_keys(con, absent, name)
+    if len(got_keys):
+        engine.store.index_add(got_keys, got_vecs)
+    return f"{len(todo)} text(s) embedded, {len(got_keys)} vector(s) indexed"
 
 
 def reindex(engine: Engine, task: Task) -> str:

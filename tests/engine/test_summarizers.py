@@ -321,7 +321,7 @@ def test_openai_compatible_cleans_and_cuts_the_reply(stub: _Stub) -> None:
         ((500, b'{"error": "model crashed"}'), "HTTP 500"),
         ((200, b"<html>not json</html>"), "not JSON"),
         ((200, b'{"object": "list"}'), "not an OpenAI chat completion"),
-        ((200, _completion("   ")), "empty summary"),
+        ((200, _completion("   ")), "empty answer"),
     ],
     ids=["http-500", "invalid-json", "wrong-shape", "empty"],
 )

@@ -116,21 +116,30 @@ class OpenAICompatibleSummarizer:
             ProviderError: The server is unreachable, slow, answers an error or a malformed or
                 empty completion.
         """
+        return self.complete(build_messages(text, self.max_chars, context), self.max_chars)
+
+    def complete(self, messages: list[dict[str, str]], max_chars: int) -> str:
+        """The model's reply to chat messages, cleaned and cut to `max_chars` (reflection uses
+        it with its own prompt).
+
+        Raises:
+            ProviderError: As `summarize`, or an empty reply.
+        """
         payload = {
             "model": self.model,
-            "messages": build_messages(text, self.max_chars, context),
+            "messages": messages,
             "temperature": TEMPERATURE,
-            "max_tokens": max_tokens_for(self.max_chars),
+            "max_tokens": max_tokens_for(max_chars),
             "stream": False,
         }
         reply = self._post(json.dumps(payload).encode())
-        summary = clean_reply(self._completion_text(reply), self.max_chars)
-        if not summary:
+        answer = clean_reply(self._completion_text(reply), max_chars)
+        if not answer:
             raise self._error(
-                "returned an empty summary. Try another model in [summarization] model, or "
+                "returned an empty answer. Try another model in [summarization] model, or "
                 "raise the server's context size."
             )
-        return summary
+        return answer
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -257,13 +266,24 @@ class MlxSummarizer:
         Raises:
             ProviderError: The model cannot be loaded or generation failed.
         """
-        messages = build_messages(text, self.max_chars, context)
+        return self.complete(build_messages(text, self.max_chars, context), self.max_chars)
+
+    def complete(self, messages: list[dict[str, str]], max_chars: int) -> str:
+        """The model's reply to chat messages, cleaned and cut to `max_chars`.
+
+        Raises:
+            ProviderError: The model cannot be loaded, generation failed, or an empty reply.
+        """
         with self._lock:
             try:
                 model, tokenizer = self._load()
                 prompt = _chat_prompt(tokenizer, messages)
                 reply = self._mlx_lm.generate(
-                    model, tokenizer, prompt=prompt, verbose=False, **self._generate_options()
+                    model,
+                    tokenizer,
+                    prompt=prompt,
+                    verbose=False,
+                    **self._generate_options(max_chars),
                 )
             except ProviderError:
                 raise
@@ -273,12 +293,12 @@ class MlxSummarizer:
                     "in keepui.toml (a Hugging Face repo id or a local mlx model directory).",
                     "Summarization failed",
                 ) from exc
-        summary = clean_reply(str(reply), self.max_chars)
-        if not summary:
+        answer = clean_reply(str(reply), max_chars)
+        if not answer:
             raise ProviderError(
-                f"the mlx model {self.model!r} returned an empty summary.", "Summarization failed"
+                f"the mlx model {self.model!r} returned an empty answer.", "Summarization failed"
             )
-        return summary
+        return answer
 
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
@@ -287,8 +307,8 @@ class MlxSummarizer:
             self._loaded = (loaded[0], loaded[1])
         return self._loaded
 
-    def _generate_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {"max_tokens": max_tokens_for(self.max_chars)}
+    def _generate_options(self, max_chars: int) -> dict[str, Any]:
+        options: dict[str, Any] = {"max_tokens": max_tokens_for(max_chars)}
         try:  # mlx-lm >= 0.20 takes a sampler; older versions take temp=
             from mlx_lm.sample_utils import make_sampler  # type: ignore[import-not-found]
 

@@ -1,0 +1,134 @@
+"""Export on an open store: the header, then items a page at a time in id order."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from keepui_engine.inputs import iso
+from keepui_engine.store import documents
+from keepui_engine.store.documents import COLS, _row
+from keepui_engine.transfer.records import FORMAT, FORMAT_VERSION, INCLUDES, encode_vector
+
+if TYPE_CHECKING:
+    from keepui_engine.engine import Engine
+
+_SYSTEM = " AND NOT starts_with(id, '.')"
+
+
+def _where(include: dict[str, bool]) -> str:
+    return "" if include.get("system") else _SYSTEM
+
+
+def header(engine: Engine, include: dict[str, bool]) -> dict[str, Any]:
+    """The first line: format, its version, the embedding model, the item count, options."""
+    (count,) = engine.store.con.execute(
+        f"SELECT count(*) FROM documents WHERE true{_where(include)}"
+    ).fetchone() or (0,)
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "model": engine.embedder.name,
+        "dim": engine.embedder.dim,
+        "items": count,
+        "include": {k: bool(include.get(k)) for k in INCLUDES},
+    }
+
+
+def page(
+    engine: Engine, after: str | None, limit: int, include: dict[str, bool]
+) -> list[dict[str, Any]]:
+    """Up to `limit` items whose id sorts after `after`, as export records."""
+    con = engine.store.con
+    recs = con.execute(
+        f"SELECT {COLS} FROM documents WHERE id > $1{_where(include)} ORDER BY id LIMIT $2",
+        [after or "", limit],
+    ).fetchall()
+    heads = [_row(r) for r in recs]
+    if not heads:
+        return []
+    ids = [h.id for h in heads]
+    versions: dict[str, list[Any]] = defaultdict(list)
+    if include.get("versions"):
+        for r in con.execute(
+            "SELECT id, version, text, summary, tags, sys, content_hash, updated FROM versions "
+            "WHERE id IN (SELECT unnest($1)) ORDER BY id, version",
+            [ids],
+        ).fetchall():
+            versions[r[0]].append(r)
+    parts: dict[str, list[Any]] = defaultdict(list)
+    if include.get("parts"):
+        for r in con.execute(
+            "SELECT p.id, p.version, p.part, p.kind, p.title, p.position, p.text, p.summary, "
+            "p.content_hash FROM parts p WHERE p.id IN (SELECT unnest($1)) "
+            "ORDER BY p.id, p.version, p.part",
+            [ids],
+        ).fetchall():
+            parts[r[0]].append(r)
+    out = []
+    for head in heads:
+        record: dict[str, Any] = {
+            "id": head.id,
+            "version": head.version,
+            "text": head.text,
+            "summary": head.summary,
+            "tags": head.tags,
+            "sys": head.sys,
+            "content_hash": head.content_hash,
+            "created": iso(head.created),
+            "updated": iso(head.updated),
+            "accessed": iso(head.accessed),
+        }
+        kept_versions = {head.version}
+        if include.get("versions"):
+            record["versions"] = [
+                {
+                    "version": r[1],
+                    "text": r[2],
+                    "summary": r[3],
+                    "tags": json.loads(r[4]),
+                    "sys": json.loads(r[5]),
+                    "content_hash": r[6],
+                    "updated": iso(r[7]),
+                }
+                for r in versions[head.id]
+            ]
+            kept_versions |= {v["version"] for v in record["versions"]}
+        if include.get("parts"):
+            record["parts"] = [
+                {
+                    "version": r[1],
+                    "part": r[2],
+                    "kind": r[3],
+                    "title": r[4],
+                    "position": r[5],
+                    "text": r[6],
+                    "summary": r[7],
+                    "content_hash": r[8],
+                }
+                for r in parts[head.id]
+                if r[1] in kept_versions
+            ]
+        out.append(record)
+    if include.get("vectors"):
+        _add_vectors(engine, out)
+    return out
+
+
+def _add_vectors(engine: Engine, records: list[dict[str, Any]]) -> None:
+    """Each record's vectors by content hash (its versions' and parts' too), where cached."""
+    wanted: dict[str, list[str]] = {}
+    for record in records:
+        hashes = [record["content_hash"]]
+        hashes += [v["content_hash"] for v in record.get("versions", [])]
+        hashes += [p["content_hash"] for p in record.get("parts", [])]
+        wanted[record["id"]] = list(dict.fromkeys(hashes))
+    every = sorted({h for hs in wanted.values() for h in hs})
+    cached = documents.cached_vectors(
+        engine.store.con, every, engine.embedder.name, engine.embedder.dim
+    )
+    for record in records:
+        record["vectors"] = {
+            h: encode_vector(cached[h]) for h in wanted[record["id"]] if h in cached
+        }
