@@ -44,6 +44,10 @@ _LAZY = {
     "ContextResult": "keepui_engine.context",
     "Passage": "keepui_engine.context",
     "Reflection": "keepui_engine.reflection",
+    "Judgment": "keepui_engine.judgments",
+    "qrels_lines": "keepui_engine.judgments",
+    "queries_lines": "keepui_engine.judgments",
+    "ImportReport": "keepui_engine.transfer",
 }
 
 

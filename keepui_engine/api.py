@@ -32,7 +32,9 @@ from keepui_engine.types import (
 if TYPE_CHECKING:
     from keepui_engine.context import ContextResult
     from keepui_engine.engine import Engine
+    from keepui_engine.evaluation import EvalResult
     from keepui_engine.flows.model import FlowInfo, FlowResult, FlowTick
+    from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder
     from keepui_engine.reflection import Reflection
     from keepui_engine.transfer import ImportReport
@@ -52,10 +54,12 @@ _DECODE: dict[str, Any] = {
     "diff": VersionDiff.from_dict,
     "record_search": SearchRecord.from_dict,
     "searches": lambda r: [SearchRecord.from_dict(x) for x in r],
+    "judge": lambda r: _judgment().from_dict(r),
+    "judgments": lambda r: [_judgment().from_dict(x) for x in r],
 }
 
 
-_WRITES = {"put_many", "tag", "analyze", "import_page"}
+_WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge"}
 # Seconds after a client's write before the background worker takes the next task: a client's
 # `put DIR` sends batch after batch, and its reading between them is not idleness.
 FOREGROUND_GRACE_S = 3.0
@@ -69,8 +73,16 @@ for _op in (
     "export_header",
     "export_page",
     "import_page",
+    "facets",
+    "unjudge",
 ):
     _DECODE[_op] = lambda r: r
+
+
+def _judgment() -> Any:
+    from keepui_engine.judgments import Judgment
+
+    return Judgment
 
 
 def _why_type() -> Any:
@@ -395,14 +407,26 @@ class Workbench:
         fusion: str | None = None,
         dedup: bool | None = None,
         rerank: str | None = None,
+        as_of: str | None = None,
     ) -> FindResult:
         """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters.
 
-        None for mode, min_score, fusion, dedup or rerank means the store's keepui.toml.
+        None for mode, min_score, fusion, dedup or rerank means the store's keepui.toml;
+        `as_of` searches the versions current at that moment (see FindQuery).
         """
         return self.find_query(
             FindQuery(
-                query, list(tags or []), limit, since, until, mode, min_score, fusion, dedup, rerank
+                query,
+                list(tags or []),
+                limit,
+                since,
+                until,
+                mode,
+                min_score,
+                fusion,
+                dedup,
+                rerank,
+                as_of,
             )
         )
 
@@ -604,12 +628,70 @@ class Workbench:
         tags: list[str] | None = None,
         sort: str = "updated",
         limit: int = 20,
+        any_tags: dict[str, list[str]] | None = None,
     ) -> list[Item]:
-        """Current documents by prefix and tags, in the asked order."""
+        """Current documents by prefix and tags, in the asked order; `any_tags` (facet
+        selections) needs, for each key, one of its values."""
         result: list[Item] = self._call(
-            "list_items", prefix=prefix, tags=list(tags or []), sort=sort, limit=limit
+            "list_items",
+            prefix=prefix,
+            tags=list(tags or []),
+            sort=sort,
+            limit=limit,
+            any_tags=any_tags,
         )
         return result
+
+    def facets(
+        self,
+        *,
+        tags: list[str] | None = None,
+        any_tags: dict[str, list[str]] | None = None,
+        ids: list[str] | None = None,
+        prefix: str | None = None,
+    ) -> dict[str, dict[str, int]]:
+        """Tag KEY -> VALUE -> how many current documents carry it (system tags and system
+        documents left out), over the documents passing the filters, or over `ids` (a result
+        set)."""
+        result: dict[str, dict[str, int]] = self._call(
+            "facets", tags=list(tags or []), any_tags=any_tags, ids=ids, prefix=prefix
+        )
+        return result
+
+    # -- relevance judgments -----------------------------------------------------------------------
+    def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
+        """Record that `doc_id` is relevant to `query` with `grade` 0..3 (latest wins)."""
+        result: Judgment = self._call("judge", query=query, doc_id=doc_id, grade=grade)
+        return result
+
+    def unjudge(self, query: str, doc_id: str) -> bool:
+        """Forget the judgment of `doc_id` for `query`; whether there was one."""
+        result: bool = self._call("unjudge", query=query, doc_id=doc_id)
+        return result
+
+    def judgments(self, query: str | None = None) -> list[Judgment]:
+        """Every judgment, or those of one query."""
+        result: list[Judgment] = self._call("judgments", query=query)
+        return result
+
+    def judged_score(self, query: str, ids: list[str]) -> dict[str, Any]:
+        """How a ranked list fares on the query's judgments: {"judged": shown ids judged,
+        "shown", "relevant": judged relevant anywhere, "ndcg@10": None without judgments}."""
+        from keepui_engine.evaluation import ndcg_at
+
+        grades = {j.id: j.grade for j in self.judgments(query)}
+        return {
+            "judged": sum(i in grades for i in ids),
+            "shown": len(ids),
+            "relevant": sum(g > 0 for g in grades.values()),
+            "ndcg@10": ndcg_at(ids, grades) if grades else None,
+        }
+
+    def eval_judged(self, modes: list[str] | None = None, progress: Any = None) -> EvalResult:
+        """Score every mode on this store's judged queries (nDCG@10, R@100, MRR@10)."""
+        from keepui_engine.evaluation import evaluate_judged
+
+        return evaluate_judged(self, modes, progress)
 
     def tag(
         self, doc_id: str, *, tags: list[str] | None = None, remove: list[str] | None = None

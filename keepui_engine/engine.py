@@ -31,12 +31,20 @@ from keepui_engine.types import (
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
     from keepui_engine.fulltext import FullText
+    from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.store import Store
     from keepui_engine.types import SearchRecord, VersionDiff
     from keepui_engine.why import WhyResult
 
 SORTS = ("updated", "created", "accessed", "id")
+
+
+def _checked_any(any_tags: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
+    """Facet selections with their keys checked like tag keys."""
+    if not any_tags:
+        return None
+    return {inputs.tag_key(k): [str(v) for v in vs] for k, vs in any_tags.items()}
 
 
 def _now() -> datetime:
@@ -327,6 +335,7 @@ class Engine:
         tags: list[str] | None = None,
         sort: str = "updated",
         limit: int = 20,
+        any_tags: dict[str, list[str]] | None = None,
     ) -> list[Item]:
         """Current documents, newest first (or by id), without their text."""
         if sort not in SORTS:
@@ -334,9 +343,41 @@ class Engine:
         if limit < 1:
             raise UsageError(f"--limit {limit}: give a number of 1 or more.")
         filters = inputs.parse_tag_args(tags, allow_bare=True)
-        ids = queries.list_ids(self.store.con, prefix, filters, sort, limit)
+        ids = queries.list_ids(self.store.con, prefix, filters, sort, limit, _checked_any(any_tags))
         heads = documents.heads(self.store.con, ids)
         return [self._item(heads[i], heads[i].with_(text=None)) for i in ids]
+
+    def facets(
+        self,
+        tags: list[str] | None = None,
+        any_tags: dict[str, list[str]] | None = None,
+        ids: list[str] | None = None,
+        prefix: str | None = None,
+    ) -> dict[str, dict[str, int]]:
+        """Tag KEY -> VALUE -> count over current documents passing the filters (or `ids`)."""
+        filters = inputs.parse_tag_args(tags, allow_bare=True)
+        return queries.facets(self.store.con, filters, _checked_any(any_tags), ids, prefix)
+
+    # -- relevance judgments (see keepui_engine/judgments) ---------------------------------------
+    def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
+        """Record how relevant `doc_id` is to `query` (0..3)."""
+        from keepui_engine import judgments
+
+        with self.store.transaction():
+            return judgments.record(self.store.con, query, doc_id, grade)
+
+    def unjudge(self, query: str, doc_id: str) -> bool:
+        """Forget a judgment; whether there was one."""
+        from keepui_engine import judgments
+
+        with self.store.transaction():
+            return judgments.remove(self.store.con, query, doc_id)
+
+    def judgments(self, query: str | None = None) -> list[Judgment]:
+        """Every judgment (or one query's), by query then id."""
+        from keepui_engine import judgments
+
+        return judgments.listing(self.store.con, query)
 
     def reindex(self) -> Stats:
         """Re-embed every stored version with the configured model and rebuild the index."""

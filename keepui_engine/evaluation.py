@@ -151,11 +151,12 @@ def trec_scores(
     top10 = {q: dict(monotone(hits[:10])) for q, hits in run.items()}
     main = pytrec_eval.RelevanceEvaluator(judged, {"ndcg_cut.10", "recall.100"}).evaluate(full)
     rr = pytrec_eval.RelevanceEvaluator(judged, {"recip_rank"}).evaluate(top10)
+    none = {"ndcg_cut_10": 0.0, "recall_100": 0.0, "recip_rank": 0.0}  # an empty run scores 0
     return {
         q: {
-            "ndcg@10": main[q]["ndcg_cut_10"],
-            "recall@100": main[q]["recall_100"],
-            "mrr@10": rr[q]["recip_rank"],
+            "ndcg@10": main.get(q, none)["ndcg_cut_10"],
+            "recall@100": main.get(q, none)["recall_100"],
+            "mrr@10": rr.get(q, none)["recip_rank"],
         }
         for q in run
     }
@@ -262,6 +263,57 @@ def evaluate(
         for mode in modes
     }
     return EvalResult(str(store), len(docs), len(texts), summary, per_query, ingest_s, runs)
+
+
+def evaluate_judged(
+    wb: Any, modes: list[str] | None = None, progress: Progress | None = None
+) -> EvalResult:
+    """Score every mode on the store's own judged queries, with the same trec_eval path.
+
+    The store is searched as it is (its keepui.toml, the near-duplicate fold off, as for
+    BEIR); per-query results are keyed by the query's text.
+
+    Raises:
+        UsageError: Bad mode, or no judgments yet.
+    """
+    modes = list(modes or MODES)
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        raise UsageError(f"--mode {bad[0]!r}: choose from {', '.join(MODES)}.")
+    judged: dict[str, dict[str, int]] = {}
+    for j in wb.judgments():
+        judged.setdefault(j.query, {})[j.id] = j.grade
+    if not judged:
+        raise UsageError(
+            "no judgments in this store yet: record some with keepui judge QUERY ID --grade N "
+            "(or + and - on a hit in the workbench)."
+        )
+    tell = progress or (lambda phase, done, total: None)
+    runs: dict[str, dict[str, list[tuple[str, float]]]] = {}
+    timing: dict[str, list[float]] = {}
+    with wb._session():
+        for mode in modes:
+            runs[mode], timing[mode] = {}, []
+            for n, query in enumerate(judged, 1):
+                t0 = time.perf_counter()
+                hits = wb.find(query, limit=DEPTH, mode=mode, dedup=False).hits
+                timing[mode].append((time.perf_counter() - t0) * 1000)
+                runs[mode][query] = [(h.id, h.score) for h in hits]
+                tell(mode, n, len(judged))
+    per_query = {mode: trec_scores(runs[mode], judged) for mode in modes}
+    summary = {
+        mode: {
+            **{
+                m: sum(q[m] for q in per_query[mode].values()) / len(judged)
+                for m in ("ndcg@10", "recall@100", "mrr@10")
+            },
+            "query_ms": sum(timing[mode]) / len(timing[mode]),
+            "query_p50_ms": _percentile(timing[mode], 50),
+            "query_p95_ms": _percentile(timing[mode], 95),
+        }
+        for mode in modes
+    }
+    return EvalResult(str(wb.store), wb.stats().items, len(judged), summary, per_query, 0.0, runs)
 
 
 def _percentile(values: list[float], q: float) -> float:

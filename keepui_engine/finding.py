@@ -50,6 +50,12 @@ def find(engine: Engine, q: FindQuery) -> FindResult:
     allowed = queries.filter_keys(con, filters, t0, t1) if filters or t0 or t1 else None
     now = now_aware.replace(tzinfo=None)
     notes = []
+    if q.as_of:
+        moment = inputs.parse_moment(q.as_of)
+        then = queries.as_of_keys(con, moment)
+        allowed = then if allowed is None else np.intersect1d(allowed, then)
+        now = min(now, moment)  # recency as it was then
+        notes.append(f"as of {inputs.iso(moment)}: the versions current then")
     rebuilding = con.execute(
         "SELECT count(*) FROM pending WHERE task = 'reindex' AND state IN ('queued', 'running')"
     ).fetchone()

@@ -187,6 +187,31 @@ def parse_time(raw: str, *, now: datetime | None = None, option: str = "--since"
     return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 
+def parse_moment(raw: str, *, option: str = "--as-of") -> datetime:
+    """A moment for --as-of, as naive UTC: an ISO date (the end of that day) or date-time,
+    in local time unless it names a zone; a duration (P7D) means that long ago.
+
+    Raises:
+        UsageError: The text is none of those.
+    """
+    text = raw.strip()
+    m = _DURATION.match(text)
+    if m and any(m.groupdict().values()):
+        return parse_time(text, option=option).replace(tzinfo=None)
+    try:
+        if len(text) == 10:
+            d = date.fromisoformat(text)
+            local = datetime(d.year, d.month, d.day, 23, 59, 59, 999999)
+        else:
+            local = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"{option} {raw!r} is not an ISO-8601 date (2026-10-01: the end of that day) or "
+            "date-time (2026-10-01T09:30, local time unless it ends in Z or +HH:MM)."
+        ) from None
+    return local.astimezone(UTC).replace(tzinfo=None)
+
+
 def iso(dt: datetime) -> str:
     """Render a naive-UTC or aware datetime as ISO-8601 UTC with a Z."""
     if dt.tzinfo is not None:

@@ -343,6 +343,8 @@ class FindQuery(_Serialisable):
         fusion: Hybrid fusion, `score` or `rrf`; None means keepui.toml's.
         dedup: Fold near-duplicate hits; None means keepui.toml's.
         rerank: `relevance`, `recency` or `mix`; None means keepui.toml's.
+        as_of: Search the versions that were current at this moment (ISO date: the end of
+            that day; date-time in local time), with recency decay counted from then.
     """
 
     query: str
@@ -355,6 +357,7 @@ class FindQuery(_Serialisable):
     fusion: str | None = None
     dedup: bool | None = None
     rerank: str | None = None
+    as_of: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,19 @@ from typing import Annotated
 import typer
 import typer.main
 
-from keepui.cli import agents, diff, evaluate, find, flow, items, pending, serve, transfer, tui
+from keepui.cli import (
+    agents,
+    diff,
+    evaluate,
+    find,
+    flow,
+    items,
+    judging,
+    pending,
+    serve,
+    transfer,
+    tui,
+)
 from keepui.cli.options import StoreOpt
 
 app = typer.Typer(
@@ -69,6 +81,8 @@ app.command("reflect")(agents.reflect)
 app.command("now")(agents.now)
 app.command("export")(transfer.export)
 app.command("import")(transfer.import_)
+app.command("judge")(judging.judge)
+app.add_typer(judging.judgments_app, name="judgments")
 
 
 @app.command("mcp")
@@ -114,9 +128,11 @@ _METAVARS = {
     "--qrels": "FILE",
     "--run": "FILE",
     "--top-k": "K",
+    "--as-of": "WHEN",
     "--max-tokens": "N",
     "--kind": "summary|key-points",
     "--scope": "NAME",
+    "--grade": "0..3",
 }
 
 

@@ -22,6 +22,7 @@ VALUE_OPTS = {
     "--min-score": "min_score",
     "--fusion": "fusion",
     "--rerank": "rerank",
+    "--as-of": "as_of",
 }
 FLAGS = {
     "--json": "json_",
@@ -48,6 +49,7 @@ def parse(argv: list[str]) -> dict[str, object] | None:
         "fusion": None,
         "rerank": None,
         "dedup": None,
+        "as_of": None,
     }
     rest = list(argv)
     while rest and rest[0] in ("-s", "--store") and len(rest) > 1:
@@ -122,6 +124,7 @@ def run(argv: list[str]) -> int | None:
                 fusion=None if args["fusion"] is None else str(args["fusion"]),
                 dedup=None if args["dedup"] is None else bool(args["dedup"]),
                 rerank=None if args["rerank"] is None else str(args["rerank"]),
+                as_of=None if args["as_of"] is None else str(args["as_of"]),
             )
     except KeepuiError as exc:
         return report_error(exc, bool(args["json_"]) or bool(args["nl"]))

@@ -54,6 +54,14 @@ def find(
             "--rerank", help="Order: relevance, recency or mix [default: [search] rerank]."
         ),
     ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            help="Search the versions current then: 2026-10-01 (the end of that day) or "
+            "2026-10-01T09:30 (local time).",
+        ),
+    ] = None,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -76,11 +84,12 @@ def find(
       keepui find "why did we pick duckdb"
       keepui find "auth bugs" -t project=atlas --since P30D -n 5 --json
       keepui find "meeting notes" --ids | xargs -n1 keepui get
+      keepui find "pricing decision" --as-of 2026-10-01   # what it said then
     """
     if sum((json_, nl, ids, explain)) > 1:
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
     q = FindQuery(
-        query, list(tag or []), limit, since, until, mode, min_score, fusion, dedup, rerank
+        query, list(tag or []), limit, since, until, mode, min_score, fusion, dedup, rerank, as_of
     )
     if why is not None:
         with open_workbench(store, create=False) as wb:

@@ -201,6 +201,10 @@ def list_(
         str, typer.Option("--sort", help="updated, created, accessed or id.")
     ] = "updated",
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.")] = 20,
+    facets: Annotated[
+        bool,
+        typer.Option("--facets", help="Count each tag value over the matching documents instead."),
+    ] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -211,7 +215,29 @@ def list_(
     Examples:
       keepui list
       keepui list meeting- -t topic=storage --sort created -n 50
+      keepui list -t project=atlas --facets       # tag values and their counts
     """
+    if facets:
+        with open_workbench(store, create=False) as wb:
+            counts = wb.facets(tags=tag, prefix=prefix)
+        if json_:
+            emit_json({"facets": counts})
+        elif nl:
+            emit_ndjson(
+                [
+                    {"key": k, "value": v, "count": n}
+                    for k, vs in counts.items()
+                    for v, n in vs.items()
+                ]
+            )
+        else:
+            if not counts:
+                note("no tags on the matching documents")
+            for key, values in counts.items():
+                out(f"{key}:")
+                for value, n in values.items():
+                    out(f"  {n:>6}  {value}")
+        return
     with open_workbench(store, create=False) as wb:
         items = wb.list_items(prefix, tags=tag, sort=sort, limit=limit)
     records = [{k: v for k, v in i.to_dict().items() if k != "text"} for i in items]

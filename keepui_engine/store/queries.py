@@ -66,6 +66,17 @@ def filter_keys(
     return np.asarray(con.execute(sql, params).fetchnumpy()["key"], np.int64)
 
 
+def as_of_keys(con: duckdb.DuckDBPyConnection, moment: datetime) -> np.ndarray:
+    """Sorted vector keys of the version of each document that was current at `moment`."""
+    recs = con.execute(
+        "SELECT k.key FROM vector_keys k JOIN (SELECT doc_id, max(version) AS v FROM vector_keys "
+        "WHERE updated <= $1 GROUP BY doc_id) c ON k.doc_id = c.doc_id AND k.version = c.v "
+        "ORDER BY k.key",
+        [moment],
+    ).fetchnumpy()
+    return np.asarray(recs["key"], np.int64)
+
+
 def hydrate(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, KeyRow]:
     """Rows for the given vector keys (keys whose document is gone are absent)."""
     if not keys:
@@ -83,16 +94,64 @@ def hydrate(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, KeyRow
     }
 
 
+def any_conditions(
+    any_tags: dict[str, list[str]] | None, column: str, params: list[Any]
+) -> list[str]:
+    """SQL conditions for facet selections: per key, any of the values (OR); keys AND."""
+    conds = []
+    for key, values in (any_tags or {}).items():
+        if values:
+            params.append(list(values))
+            conds.append(
+                f"list_has_any(CAST(json_extract({column}, '$.\"{key}\"') AS VARCHAR[]), "
+                f"${len(params)})"
+            )
+    return conds
+
+
+def facets(
+    con: duckdb.DuckDBPyConnection,
+    tags: dict[str, list[str] | None],
+    any_tags: dict[str, list[str]] | None = None,
+    ids: list[str] | None = None,
+    prefix: str | None = None,
+) -> dict[str, dict[str, int]]:
+    """KEY -> VALUE -> how many current documents carry it, among those passing the filters
+    (and among `ids`, when given). System documents (ids starting with `.`) are left out."""
+    where, params = tag_conditions(tags, "d.tags")
+    conds = [where] if where else []
+    if prefix:
+        params.append(prefix)
+        conds.append(f"starts_with(d.id, ${len(params)})")
+    conds += any_conditions(any_tags, "d.tags", params)
+    conds.append("NOT starts_with(d.id, '.')")
+    if ids is not None:
+        params.append(list(ids))
+        conds.append(f"d.id IN (SELECT unnest(${len(params)}))")
+    recs = con.execute(
+        "SELECT j.key, u.v, count(DISTINCT d.id) FROM documents d, json_each(d.tags) j, "
+        "unnest(from_json(j.value, '[\"VARCHAR\"]')) AS u(v) "
+        f"WHERE {' AND '.join(conds)} GROUP BY ALL ORDER BY 1, 3 DESC, 2",
+        params,
+    ).fetchall()
+    out: dict[str, dict[str, int]] = {}
+    for key, value, n in recs:
+        out.setdefault(key, {})[value] = int(n)
+    return out
+
+
 def list_ids(
     con: duckdb.DuckDBPyConnection,
     prefix: str | None,
     tags: dict[str, list[str] | None],
     sort: str,
     limit: int,
+    any_tags: dict[str, list[str]] | None = None,
 ) -> list[str]:
     """Ids of current documents matching a prefix and tag filters, in the asked order."""
     where, params = tag_conditions(tags, "tags")
     conds = [where] if where else []
+    conds += any_conditions(any_tags, "tags", params)
     if prefix:
         params.append(prefix)
         conds.append(f"starts_with(id, ${len(params)})")

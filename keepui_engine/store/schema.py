@@ -143,6 +143,18 @@ def m006_structure(con: duckdb.DuckDBPyConnection) -> None:
         )""")
 
 
+def m007_judgments(con: duckdb.DuckDBPyConnection) -> None:
+    """Relevance judgments: how relevant a document is to a query (0..3), the latest kept."""
+    con.execute("""
+        CREATE TABLE judgments (
+            query VARCHAR NOT NULL,
+            id VARCHAR NOT NULL,
+            grade INTEGER NOT NULL,
+            judged_at TIMESTAMP NOT NULL,
+            PRIMARY KEY (query, id)
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m001_core", m001_core),
     ("m002_bm25_tail", m002_bm25_tail),
@@ -150,6 +162,7 @@ MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m004_searches", m004_searches),
     ("m005_pending", m005_pending),
     ("m006_structure", m006_structure),
+    ("m007_judgments", m007_judgments),
 ]
 
 

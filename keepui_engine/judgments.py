@@ -1,0 +1,110 @@
+"""Relevance judgments: the user's own test collection, scored like BEIR (on an open store).
+
+A judgment says how relevant document ID is to a query: 0 not relevant, 1 somewhat,
+2 relevant, 3 the answer (TREC's graded scale). The latest judgment of a (query, id) pair
+wins. Queries are kept as typed (whitespace normalised); their TREC id is `q` + the first 10
+hex of the query's sha1, so qrels written twice name them the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from keepui_engine.errors import NotFound, UsageError
+from keepui_engine.inputs import iso
+from keepui_engine.types import _Serialisable
+
+if TYPE_CHECKING:
+    import duckdb
+
+GRADES = (0, 1, 2, 3)
+
+
+@dataclass(frozen=True)
+class Judgment(_Serialisable):
+    """One relevance judgment.
+
+    Attributes:
+        query: The query as judged (whitespace normalised).
+        id: The document id.
+        grade: 0 not relevant .. 3 the answer.
+        when: When it was recorded (ISO-8601 UTC).
+        qid: The query's TREC id.
+    """
+
+    query: str
+    id: str
+    grade: int
+    when: str
+    qid: str
+
+
+def normalise(query: str) -> str:
+    """The query with runs of whitespace made one space; UsageError when empty."""
+    text = " ".join(query.split())
+    if not text:
+        raise UsageError("the query is empty: judge a document for the words you searched.")
+    return text
+
+
+def qid(query: str) -> str:
+    """The TREC query id of a query."""
+    return "q" + hashlib.sha1(normalise(query).encode("utf-8")).hexdigest()[:10]
+
+
+def record(con: duckdb.DuckDBPyConnection, query: str, doc_id: str, grade: int) -> Judgment:
+    """Store a judgment (replacing an earlier one of the same query and id)."""
+    if grade not in GRADES:
+        raise UsageError(
+            f"--grade {grade}: give 0 (not relevant), 1 (somewhat), 2 (relevant) or 3 (the answer)."
+        )
+    text = normalise(query)
+    if not con.execute("SELECT 1 FROM documents WHERE id = $1", [doc_id]).fetchone():
+        raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
+    now = datetime.now(UTC).replace(tzinfo=None)
+    con.execute(
+        "INSERT OR REPLACE INTO judgments VALUES ($1, $2, $3, $4)", [text, doc_id, grade, now]
+    )
+    return Judgment(text, doc_id, grade, iso(now), qid(text))
+
+
+def remove(con: duckdb.DuckDBPyConnection, query: str, doc_id: str) -> bool:
+    """Forget a judgment; whether there was one."""
+    text = normalise(query)
+    found = con.execute(
+        "DELETE FROM judgments WHERE query = $1 AND id = $2 RETURNING 1", [text, doc_id]
+    ).fetchall()
+    return bool(found)
+
+
+def listing(con: duckdb.DuckDBPyConnection, query: str | None = None) -> list[Judgment]:
+    """Judgments, by query then id (one query's only, when given)."""
+    where, params = ("WHERE query = $1", [normalise(query)]) if query is not None else ("", [])
+    recs = con.execute(
+        f"SELECT query, id, grade, judged_at FROM judgments {where} ORDER BY query, id", params
+    ).fetchall()
+    return [Judgment(q, d, g, iso(w), qid(q)) for q, d, g, w in recs]
+
+
+def qrels(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, int]]:
+    """query text -> {doc id: grade} of every judged query."""
+    out: dict[str, dict[str, int]] = {}
+    for j in listing(con):
+        out.setdefault(j.query, {})[j.id] = j.grade
+    return out
+
+
+def qrels_lines(judged: list[Judgment]) -> list[str]:
+    """TREC qrels lines: `qid 0 docid grade`."""
+    return [f"{j.qid} 0 {j.id} {j.grade}" for j in judged]
+
+
+def queries_lines(judged: list[Judgment]) -> list[dict[str, Any]]:
+    """BEIR queries.jsonl rows ({"_id", "text"}) of the judged queries."""
+    seen: dict[str, str] = {}
+    for j in judged:
+        seen.setdefault(j.qid, j.query)
+    return [{"_id": k, "text": v} for k, v in seen.items()]
