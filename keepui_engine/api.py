@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine import server
-from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
-from keepui_engine.errors import KeepuiError, NotFound, StoreError, UsageError
-from keepui_engine.locking import StoreLock
+from keepui_engine.access import StoreAccess, _unexpected
+from keepui_engine.config import load_settings, resolve_store, store_exists
+from keepui_engine.errors import KeepuiError, NotFound, StoreError
 from keepui_engine.types import (
     DeleteResult,
     FindQuery,
@@ -31,7 +26,6 @@ from keepui_engine.types import (
 
 if TYPE_CHECKING:
     from keepui_engine.context import ContextResult
-    from keepui_engine.engine import Engine
     from keepui_engine.evaluation import EvalResult
     from keepui_engine.flows.model import FlowInfo, FlowResult, FlowTick
     from keepui_engine.judgments import Judgment
@@ -39,256 +33,10 @@ if TYPE_CHECKING:
     from keepui_engine.reflection import Reflection
     from keepui_engine.transfer import ImportReport
 
-_DECODE: dict[str, Any] = {
-    "put_many": lambda r: [PutResult.from_dict(x) for x in r],
-    "get": Item.from_dict,
-    "history": lambda r: [VersionInfo.from_dict(x) for x in r],
-    "parts": lambda r: [Part.from_dict(x) for x in r],
-    "find": FindResult.from_dict,
-    "list_items": lambda r: [Item.from_dict(x) for x in r],
-    "tag": PutResult.from_dict,
-    "delete": DeleteResult.from_dict,
-    "stats": Stats.from_dict,
-    "reindex": Stats.from_dict,
-    "why": lambda r: _why_type().from_dict(r),
-    "diff": VersionDiff.from_dict,
-    "record_search": SearchRecord.from_dict,
-    "searches": lambda r: [SearchRecord.from_dict(x) for x in r],
-    "judge": lambda r: _judgment().from_dict(r),
-    "judgments": lambda r: [_judgment().from_dict(x) for x in r],
-}
 
+class Workbench(StoreAccess):
+    """Every user-visible operation on one store (how calls reach it: see StoreAccess)."""
 
-_WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge"}
-# Seconds after a client's write before the background worker takes the next task: a client's
-# `put DIR` sends batch after batch, and its reading between them is not idleness.
-FOREGROUND_GRACE_S = 3.0
-for _op in (
-    "work_once",
-    "pending",
-    "pending_retry",
-    "pending_purge",
-    "analyze",
-    "reflect",
-    "export_header",
-    "export_page",
-    "import_page",
-    "facets",
-    "unjudge",
-):
-    _DECODE[_op] = lambda r: r
-
-
-def _judgment() -> Any:
-    from keepui_engine.judgments import Judgment
-
-    return Judgment
-
-
-def _why_type() -> Any:
-    from keepui_engine.why import WhyResult
-
-    return WhyResult
-
-
-def _unexpected(what: str, exc: Exception) -> StoreError:
-    """A non-keepui exception, wrapped so that only KeepuiErrors leave the facade."""
-    return StoreError(
-        f"{what} failed unexpectedly: {type(exc).__name__}: {exc}. The store was not "
-        "changed by the failed step; please report this with the command you ran.",
-        "Unexpected error",
-    )
-
-
-def _encode(result: Any) -> Any:
-    if isinstance(result, list):
-        return [_encode(x) for x in result]
-    return result.to_dict() if hasattr(result, "to_dict") else result
-
-
-class Workbench:
-    """Every user-visible operation on one store.
-
-    A Workbench either owns the store (a long-lived process such as the TUI or `keepui serve`:
-    it holds the store lock and serves other processes over a socket) or is a client: each call
-    goes to the owner's socket when one is up, else takes the store lock for that call alone.
-
-    Args:
-        settings: The store's settings.
-        own: Hold the store for the Workbench's lifetime and keep everything loaded.
-        embedder: An embedder to use instead of the one keepui.toml names (tests).
-    """
-
-    def __init__(
-        self, settings: Settings, *, own: bool = False, embedder: Embedder | None = None
-    ) -> None:
-        self.settings = settings
-        self._embedder = embedder
-        self._lock = StoreLock(settings.store)
-        self._engine: Engine | None = None
-        self._server: server.StoreServer | None = None
-        self._worker: Any = None
-        # One DuckDB connection: the owner's own threads (TUI workers) and socket requests
-        # take turns on it.
-        self._serial = threading.RLock()
-        # Foreground writes in flight and when the last one ended: background work waits for
-        # them (a put from another process must not share two cores with summaries).
-        self._foreground = 0
-        self._foreground_end = 0.0
-        if own:
-            if server.is_up(settings.store):
-                raise StoreError(
-                    f"another keepui process (pid {self._lock.holder() or '?'}) already holds "
-                    f"{settings.store} and serves it; use that one, or stop it first.",
-                    "Store already open",
-                )
-            self._lock.acquire(settings.lock_timeout_s)
-            self._engine = self._open_engine()
-
-    @property
-    def store(self) -> Path:
-        """The store directory."""
-        return self.settings.store
-
-    @property
-    def owns_store(self) -> bool:
-        """Whether this Workbench holds the store."""
-        return self._engine is not None
-
-    @property
-    def embedder(self) -> Embedder:
-        """The embedder, created on first use."""
-        if self._embedder is None:
-            from keepui_engine.providers import create_embedder
-
-            self._embedder = create_embedder(self.settings)
-        return self._embedder
-
-    def _open_engine(self, check_model: bool = True) -> Engine:
-        from keepui_engine.engine import Engine
-        from keepui_engine.store import Store
-
-        emb = self.embedder
-        store = Store(
-            self.settings.store,
-            emb.name,
-            emb.dim,
-            self.settings.exact_max_vectors,
-            check_model=check_model,
-        )
-        return Engine(self.settings, store, emb)
-
-    def _call(self, op: str, **args: Any) -> Any:
-        try:
-            return self._route(op, args)
-        except KeepuiError:
-            raise
-        except Exception as exc:  # the one error model: nothing else leaves the facade
-            raise _unexpected(op, exc) from exc
-
-    def _route(self, op: str, args: dict[str, Any]) -> Any:
-        if self._engine is not None:
-            with self._serial:
-                result = getattr(self._engine, op)(**args)
-            if self._worker is not None and op in _WRITES:
-                self._worker.wake()
-            return result
-        store = self.settings.store
-        while True:
-            sock = server.connect(store)
-            if sock is not None:
-                wire = {k: _encode(v) for k, v in args.items()}
-                try:
-                    return _DECODE[op](server.call(sock, op, wire))
-                except server.Retry:
-                    continue  # the server is stopping: its lock frees up in a moment
-            if self._lock.acquire(
-                self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
-            ):
-                with self._held(check_model=op != "reindex") as engine:
-                    return getattr(engine, op)(**args)
-
-    # -- serving ------------------------------------------------------------------------------
-    def serve(self, *, worker: bool = True) -> None:
-        """Answer other processes on the store socket and drain the queue (owners only)."""
-        if self._engine is None:
-            raise UsageError("only a Workbench that owns the store can serve it.")
-        self._server = server.StoreServer(self.settings.store, self._dispatch)
-        self._server.start()
-        if worker:
-            self.start_worker()
-
-    def start_worker(self, on_result: Any = None) -> None:
-        """Start the thread that drains the pending queue (owners only; idempotent)."""
-        if self._engine is None:
-            raise UsageError("only a Workbench that owns the store runs a worker.")
-        if self._worker is None:
-            from keepui_engine.work.worker import WorkerThread
-
-            self._worker = WorkerThread(self._background_step, on_result=on_result)
-            self._worker.start()
-
-    def _background_step(self, owner: str, live: list[str]) -> dict[str, Any] | None:
-        """One queued task, unless a put is running or ended less than FOREGROUND_GRACE_S ago."""
-        if self._foreground or time.monotonic() - self._foreground_end < FOREGROUND_GRACE_S:
-            return None
-        result: dict[str, Any] | None = self._call("work_once", owner=owner, live_owners=live)
-        return result
-
-    @contextmanager
-    def _in_foreground(self, counts: bool = True) -> Iterator[None]:
-        """Mark a write done for another process, so the background worker waits for it."""
-        if not counts:
-            yield
-            return
-        self._foreground += 1
-        try:
-            yield
-        finally:
-            self._foreground -= 1
-            self._foreground_end = time.monotonic()
-
-    def _dispatch(self, op: str, args: dict[str, Any]) -> Any:
-        if op not in _DECODE:
-            raise UsageError(f"unknown operation {op!r}")
-        if op == "put_many":
-            args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
-        if "q" in args:
-            args["q"] = FindQuery.from_dict(args["q"])
-        with self._in_foreground(op in _WRITES), self._serial:
-            return _encode(getattr(self._engine, op)(**args))
-
-    def warm_up(self) -> None:
-        """Load the model and the vector index now rather than on the first request."""
-        self.embedder.embed(["warm up"])
-        with self._serial:
-            if self._engine is not None:
-                _ = self._engine.store.index
-
-    def close(self) -> None:
-        """Stop the worker and the server, close the store and release it."""
-        if self._worker is not None:
-            self._worker.stop()
-            self._worker = None
-        if self._server is not None:
-            self._server.stop()
-            self._server = None
-        with self._serial:
-            if self._engine is not None:
-                try:
-                    self._engine.flush()
-                finally:
-                    self._engine.store.close()
-                    self._engine = None
-        self._lock.release()
-
-    def __enter__(self) -> Workbench:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- operations -----------------------------------------------------------------------------
     def put(
         self,
         text: str,
@@ -584,38 +332,6 @@ class Workbench:
                 raise
             except Exception as exc:
                 raise _unexpected(f"flow {name!r}", exc) from exc
-
-    @contextmanager
-    def _session(self) -> Iterator[None]:
-        """Hold the store for a run of many calls when nobody serves it (one model load)."""
-        if self._engine is not None or server.is_up(self.settings.store):
-            yield
-            return
-        if not self._lock.acquire(
-            self.settings.lock_timeout_s, give_up=lambda: server.is_up(self.settings.store)
-        ):
-            yield  # a server came up meanwhile: each call goes to it
-            return
-        with self._held() as engine:
-            self._engine = engine
-            try:
-                yield
-            finally:
-                self._engine = None
-
-    @contextmanager
-    def _held(self, check_model: bool = True) -> Iterator[Engine]:
-        """An engine on the store whose lock this process has just taken: flushed when the
-        work succeeds, closed and the lock released however it ends."""
-        engine = None
-        try:
-            engine = self._open_engine(check_model=check_model)
-            yield engine
-            engine.flush()
-        finally:
-            if engine is not None:
-                engine.store.close()
-            self._lock.release()
 
     def why(self, doc_id: str, q: FindQuery) -> Any:
         """Where `doc_id` ranked in each channel for the query `q`, and which step removed it."""

@@ -54,6 +54,8 @@ def test_parses_every_option_form() -> None:
             "--until=2026-01-01",
             "--nl",
             "--mode=bm25",
+            "--as-of",
+            "2026-10-01",
         ]
     )
     assert got == {
@@ -70,6 +72,7 @@ def test_parses_every_option_form() -> None:
         "fusion": None,
         "rerank": None,
         "dedup": None,
+        "as_of": "2026-10-01",
         "query": "q",
     }
     more = fastfind.parse(["find", "q", "--no-dedup", "--fusion", "rrf", "--rerank=mix"])

@@ -1,0 +1,298 @@
+"""KeepuiStore: a LangGraph BaseStore over a keepui Workbench (long-term memory for graphs).
+
+Every operation is a call on the `keepui_engine.Workbench` facade, so the store works the same
+in the process that owns the keepui store and in a client of `keepui serve`. See
+`keepui.langchain.mapping` for how items become documents (ids, tags, text, record).
+
+Semantics, where keepui and LangGraph differ:
+
+- Delete (`put(..., None)` / `delete`): the document is purged with its whole history
+  (keepui's plain delete would revert to the previous version, and the item would come back).
+- Overwrite: a new keepui version (`keepui history ID` shows the item's past values);
+  `created_at` stays the first put's time. Putting the same value again changes nothing.
+- `index=False`: the item is stored, read and filtered as usual but left out of searches with
+  a `query` (keepui embeds every text, so it is hidden from them instead). `index=[paths]`
+  embeds the texts at those paths instead of the value's strings.
+- Search without `query`: newest first (by `updated_at`). With `query`: keepui's `find`
+  (the store's search mode) over the namespace's tags, ranked by keepui's score; hits come back
+  for their current value even when an older version or a part matched best, and items with no
+  evidence for the query (no shared word, no closer in meaning than unrelated text) are not
+  returned. Filters are applied to current values after the search, which is over-fetched
+  until `offset + limit` items pass or the candidates run out.
+- Ops in one batch run in order (a get after a put sees it); consecutive puts are written in
+  one `put_many` (the last put of a (namespace, key) wins). TTLs are not supported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+from keepui.langchain.filters import matches, namespace_matches
+from keepui.langchain.mapping import Layout, Record, embed_text, record_json
+from keepui_engine import NotFound, PutSpec, StoreError, open_workbench
+
+if TYPE_CHECKING:
+    import os
+
+    from keepui_engine import Hit, Workbench
+    from keepui_engine import Item as KeepuiItem
+
+ALL = 1_000_000_000  # "no limit" for list_items
+_PutKey = tuple[tuple[str, ...], str]
+
+
+class KeepuiStore(BaseStore):
+    """A LangGraph store whose items are keepui documents, searchable by meaning.
+
+    Args:
+        workbench: The keepui store to use (owned or a client of `keepui serve`).
+        namespace_keys: Tag keys for the first namespace labels, e.g. ("user", "project"):
+            ("alice", "p1") is then tagged user=alice, project=p1; further labels get `ns2`,
+            `ns3`, ... (their position). `keepui find -t user=alice` sees the same items.
+        collection: First segment of every id and value of the `lg_collection` tag; two
+            KeepuiStores with different collections share a keepui store without mixing.
+        index_fields: Paths of the value to embed by default (LangGraph path syntax, e.g.
+            ["text", "notes[*].body"]); None embeds every string in the value.
+        search_mode: keepui search mode for `query` searches (dense, bm25 or hybrid); None
+            means the store's keepui.toml.
+        min_score: Hide `query` hits scoring below this; None means the store's keepui.toml.
+        close_workbench: Close the workbench in `close()` (set by `from_store`).
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        workbench: Workbench,
+        *,
+        namespace_keys: Sequence[str] = (),
+        collection: str = "langgraph",
+        index_fields: Sequence[str] | None = None,
+        search_mode: str | None = None,
+        min_score: float | None = None,
+        close_workbench: bool = False,
+    ) -> None:
+        self.workbench = workbench
+        self.layout = Layout(collection, tuple(namespace_keys))
+        self.index_fields = None if index_fields is None else list(index_fields)
+        self.search_mode = search_mode
+        self.min_score = min_score
+        self._close_workbench = close_workbench
+
+    @classmethod
+    def from_store(
+        cls,
+        store: str | os.PathLike[str] | None = None,
+        *,
+        own: bool | None = None,
+        serve: bool = True,
+        create: bool = True,
+        **kwargs: Any,
+    ) -> KeepuiStore:
+        """Open a keepui store directory and wrap it.
+
+        Args:
+            store: The store directory; None means $KEEPUI_STORE or ~/.keepui.
+            own: Hold the store (one model load for the process's lifetime); False makes
+                every call a client call; None (default) owns it unless another process
+                already serves it, and then is its client.
+            serve: When owning, answer other keepui processes (the CLI, the TUI) over the
+                store socket, as `keepui serve` does; otherwise they wait for the store lock.
+            create: Create the store when there is none.
+            **kwargs: The constructor's keyword arguments.
+        """
+        if own is None:
+            try:
+                wb = open_workbench(store, own=True, create=create)
+            except StoreError as exc:
+                if exc.title != "Store already open":
+                    raise
+                wb = open_workbench(store, create=create)
+        else:
+            wb = open_workbench(store, own=own, create=create)
+        if serve and wb.owns_store:
+            wb.serve()
+        return cls(wb, close_workbench=True, **kwargs)
+
+    def close(self) -> None:
+        """Close the workbench when this store opened it (`from_store`)."""
+        if self._close_workbench:
+            self.workbench.close()
+
+    def __enter__(self) -> KeepuiStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- BaseStore ------------------------------------------------------------------------------
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ops in order; results match them one for one (None for puts)."""
+        results: list[Result] = []
+        puts: dict[_PutKey, PutOp] = {}
+        for op in ops:
+            if isinstance(op, PutOp):
+                puts.pop((tuple(op.namespace), op.key), None)
+                puts[(tuple(op.namespace), op.key)] = op
+                results.append(None)
+                continue
+            self._write(puts)
+            if isinstance(op, GetOp):
+                results.append(self._get(tuple(op.namespace), op.key))
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            else:
+                raise ValueError(f"unknown operation type: {type(op).__name__}")
+        self._write(puts)
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """`batch` in a worker thread (the facade's calls block)."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # -- writing ----------------------------------------------------------------------------------
+    def _write(self, puts: dict[_PutKey, PutOp]) -> None:
+        """Store the pending puts in one put_many and purge the deleted items; empty `puts`."""
+        specs = [self._spec(op) for op in puts.values() if op.value is not None]
+        gone = [self.layout.doc_id(ns, key) for (ns, key), op in puts.items() if op.value is None]
+        puts.clear()
+        if specs:
+            self.workbench.put_many(specs)
+        for doc_id in gone:
+            with contextlib.suppress(NotFound):  # never stored, or already gone
+                self.workbench.delete(doc_id, purge=True)
+
+    def _spec(self, op: PutOp) -> PutSpec:
+        namespace, value = tuple(op.namespace), op.value or {}
+        if not namespace:
+            raise ValueError("a LangGraph namespace needs at least one label.")
+        fields = self.index_fields if op.index is None or op.index is False else list(op.index)
+        return PutSpec(
+            embed_text(value, fields),
+            id=self.layout.doc_id(namespace, op.key),
+            tags=self.layout.tags(namespace, op.key, indexed=op.index is not False),
+            summary=record_json(namespace, op.key, value),
+            source="langgraph",
+        )
+
+    # -- reading ----------------------------------------------------------------------------------
+    def _record(self, item: KeepuiItem) -> Record | None:
+        return self.layout.read(item.id, item.summary, item.tags, (item.created, item.updated))
+
+    def _head(self, doc_id: str) -> Record | None:
+        """The current record of a document (a read that does not touch its access time)."""
+        found = self.workbench.list_items(doc_id, sort="id", limit=1)
+        if not found or found[0].id != doc_id:
+            return None
+        return self._record(found[0])
+
+    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        rec = self._head(self.layout.doc_id(namespace, key))
+        if rec is None or rec.namespace != namespace or rec.key != key:
+            return None
+        return Item(
+            value=rec.value,
+            key=rec.key,
+            namespace=rec.namespace,
+            created_at=rec.created,
+            updated_at=rec.updated,
+        )
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = tuple(op.namespace_prefix)
+        offset, limit = max(op.offset, 0), max(op.limit, 0)
+        want = offset + limit
+        if limit == 0:
+            return []
+        tags = self.layout.filter_tags(prefix)
+
+        def keep(rec: Record | None) -> bool:
+            return (
+                rec is not None
+                and rec.namespace[: len(prefix)] == prefix
+                and matches(rec.value, op.filter)
+            )
+
+        if op.query:
+            ranked = self._ranked(op.query, tags, want, keep)
+            return [_search_item(rec, score) for rec, score in ranked[offset:want]]
+        fetch = want if not op.filter else max(want * 4, 64)
+        while True:
+            items = self.workbench.list_items(None, tags=tags, sort="updated", limit=fetch)
+            kept = [rec for rec in map(self._record, items) if keep(rec)]
+            if len(kept) >= want or len(items) < fetch:
+                break
+            fetch *= 4
+        return [_search_item(rec, None) for rec in kept[offset:want] if rec is not None]
+
+    def _ranked(
+        self, query: str, tags: list[str], want: int, keep: Callable[[Record | None], bool]
+    ) -> list[tuple[Record, float]]:
+        """Over-fetch keepui's ranking until `want` records pass `keep` or it runs dry."""
+        fetch = max(want * 3, 30)
+        while True:
+            found = self.workbench.find(
+                query,
+                tags=tags,
+                limit=fetch,
+                mode=self.search_mode,
+                min_score=self.min_score,
+                dedup=False,  # near-identical memories are still distinct items
+            )
+            kept = []
+            for hit in found.hits:
+                rec = self._hit_record(hit)
+                if rec is not None and rec.indexed and keep(rec):
+                    kept.append((rec, hit.score))
+            if len(kept) >= want or len(found.hits) < fetch:
+                return kept
+            fetch *= 4
+
+    def _hit_record(self, hit: Hit) -> Record | None:
+        """The current record of a hit's document (its own summary when the head matched)."""
+        if hit.version == 0 and hit.part is None:
+            rec = self.layout.read(hit.id, hit.summary, hit.tags, (hit.created, hit.updated))
+            if rec is not None:
+                return rec
+        return self._head(hit.id)
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        conditions = tuple(op.match_conditions or ())
+        prefix = next((c.path for c in conditions if c.match_type == "prefix"), ())
+        items = self.workbench.list_items(
+            None, tags=self.layout.filter_tags(tuple(prefix)), sort="id", limit=ALL
+        )
+        found = {rec.namespace for rec in map(self._record, items) if rec is not None}
+        found = {ns for ns in found if all(namespace_matches(ns, c) for c in conditions)}
+        if op.max_depth is not None:
+            found = {ns[: op.max_depth] for ns in found}
+        offset = max(op.offset, 0)
+        return sorted(found)[offset : offset + max(op.limit, 0)]
+
+
+def _search_item(rec: Record, score: float | None) -> SearchItem:
+    return SearchItem(
+        namespace=rec.namespace,
+        key=rec.key,
+        value=rec.value,
+        created_at=rec.created,
+        updated_at=rec.updated,
+        score=score,
+    )
