@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from keepui_engine.access import StoreAccess, _unexpected
 from keepui_engine.config import load_settings, resolve_store, store_exists
-from keepui_engine.errors import KeepuiError, NotFound, StoreError
+from keepui_engine.errors import KeepuiError, NotFound, StoreError, UsageError
 from keepui_engine.types import (
     DeleteResult,
     FindQuery,
@@ -156,6 +156,7 @@ class Workbench(StoreAccess):
         dedup: bool | None = None,
         rerank: str | None = None,
         as_of: str | None = None,
+        include_system: bool = False,
     ) -> FindResult:
         """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters.
 
@@ -175,8 +176,25 @@ class Workbench(StoreAccess):
                 dedup,
                 rerank,
                 as_of,
+                include_system,
             )
         )
+
+    def related(
+        self, doc_id: str, *, seen: list[str] | None = None, per_hit: int = 3
+    ) -> list[dict[str, Any]]:
+        """A document's neighbours: [{"id", "via": "edge:VERB" or "similar", "score",
+        "summary"}], its edges first, then its `per_hit` nearest by vector; none in `seen`."""
+        result: list[dict[str, Any]] = self._call(
+            "related", doc_id=doc_id, seen=list(seen or []), per_hit=per_hit
+        )
+        return result
+
+    def find_deep(self, q: FindQuery, per_hit: int = 3) -> FindResult:
+        """`find`, each hit with `related`: its edge neighbours and its `per_hit` nearest
+        documents by vector, none repeating a hit or an earlier neighbour."""
+        result: FindResult = self._call("find_deep", q=q, per_hit=per_hit)
+        return result
 
     def find_query(self, q: FindQuery) -> FindResult:
         """`find` for a query already built (the TUI's search bar, `find --why`)."""
@@ -268,6 +286,39 @@ class Workbench(StoreAccess):
 
         return FlowHost(self).flows()
 
+    def get_context(self, doc_id: str, *, similar: int = 5) -> dict[str, Any]:
+        """A document with what to show beside it: {"id", "item", "similar", "edges",
+        "parts", "versions", "meta"} (see `doc_context`)."""
+        from keepui_engine.doc_context import get_context
+
+        if not doc_id:
+            raise UsageError("get-context needs an id.")
+        return get_context(self, doc_id, similar)
+
+    def state_diagram(self) -> str:
+        """A Mermaid stateDiagram-v2 of every state doc (shipped and stored) and its
+        transitions."""
+        from keepui_engine.flow_bindings import FlowHost
+        from keepui_engine.flows.diagram import mermaid
+
+        with self._session():
+            host = FlowHost(self, install=False)
+            docs = [host.load_flow(info.name) for info in host.flows()]
+        return mermaid(docs)
+
+    def reset_system_docs(self) -> list[dict[str, str]]:
+        """Store every shipped state doc as `.state/NAME` again (a new version where the
+        stored one differs, so edits stay in its history); [{"id", "action"}]."""
+        from keepui_engine.flow_bindings import STATE_PREFIX, FlowHost
+        from keepui_engine.flows import loader
+
+        with self._session():
+            host = FlowHost(self, install=False)
+            return [
+                {"id": STATE_PREFIX + name, "action": host.install_doc(name)}
+                for name in loader.builtin_names()
+            ]
+
     def flow_defaults(self) -> dict[str, Any]:
         """The params a flow starts with (shipped defaults, then keepui.toml [flows]), and
         `budget`."""
@@ -318,7 +369,7 @@ class Workbench(StoreAccess):
             if cursor is None:
                 fb.check_param_names(given, fb.known_params(start, host.load_flow), name)
             try:
-                return run_flow(
+                result = run_flow(
                     start,
                     params,
                     budget=self.settings.flow_budget if budget is None else budget,
@@ -332,6 +383,11 @@ class Workbench(StoreAccess):
                 raise
             except Exception as exc:
                 raise _unexpected(f"flow {name!r}", exc) from exc
+        if host.warnings:
+            from dataclasses import replace
+
+            result = replace(result, warnings=list(host.warnings))
+        return result
 
     def why(self, doc_id: str, q: FindQuery) -> Any:
         """Where `doc_id` ranked in each channel for the query `q`, and which step removed it."""
@@ -345,9 +401,11 @@ class Workbench(StoreAccess):
         sort: str = "updated",
         limit: int = 20,
         any_tags: dict[str, list[str]] | None = None,
+        include_system: bool = False,
     ) -> list[Item]:
         """Current documents by prefix and tags, in the asked order; `any_tags` (facet
-        selections) needs, for each key, one of its values."""
+        selections) needs, for each key, one of its values. System documents (ids starting
+        with `.`) only with `include_system` or a prefix starting with `.`."""
         result: list[Item] = self._call(
             "list_items",
             prefix=prefix,
@@ -355,6 +413,7 @@ class Workbench(StoreAccess):
             sort=sort,
             limit=limit,
             any_tags=any_tags,
+            include_system=include_system,
         )
         return result
 

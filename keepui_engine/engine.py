@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import inputs
+from keepui_engine import graph, inputs
 from keepui_engine.embedding import EmbeddingCache
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import iso
@@ -135,6 +135,7 @@ class Engine:
 
         with self.store.transaction():
             keys, hashes = commit(self, [head], [row], {doc_id: kept})
+            graph.sync(self.store.con, [doc_id], now)
             if (
                 self.settings.summary_provider in LLM_PROVIDERS
                 and len((head.text or "").strip()) > self.settings.summary_max_chars
@@ -171,6 +172,7 @@ class Engine:
                 documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
             structure.prune(con, doc_id)
+            graph.sync(con, [doc_id], _now())
             from keepui_engine.fulltext import drop_tail
 
             drop_tail(con, dropped)
@@ -251,7 +253,11 @@ class Engine:
             )
         from keepui_engine.work.service import for_doc
 
-        return replace(self._item(head.with_(accessed=now), row), pending=for_doc(self, head.id))
+        return replace(
+            self._item(head.with_(accessed=now), row),
+            pending=for_doc(self, head.id),
+            edges=graph.edges_of(self.store.con, head.id),
+        )
 
     def parts(self, address: str, offset: int | None = None) -> list[Part]:
         """The parts of a document version (the current one by default), in order."""
@@ -305,6 +311,18 @@ class Engine:
 
         return find(self, q)
 
+    def related(self, doc_id: str, seen: list[str], per_hit: int = 3) -> list[dict[str, Any]]:
+        """A document's edge neighbours and its `per_hit` nearest by vector, none in `seen`."""
+        from keepui_engine.deep import related
+
+        return related(self, doc_id, set(seen) | {doc_id}, per_hit)
+
+    def find_deep(self, q: FindQuery, per_hit: int = 3) -> FindResult:
+        """A find whose hits carry their edge and vector neighbours (see `deep`)."""
+        from keepui_engine.deep import find_deep
+
+        return find_deep(self, q, per_hit)
+
     def why(self, q: FindQuery, doc_id: str) -> WhyResult:
         """Where a document ranked for a query, and what kept it out (see `why.why`)."""
         from keepui_engine.why import why
@@ -336,6 +354,7 @@ class Engine:
         sort: str = "updated",
         limit: int = 20,
         any_tags: dict[str, list[str]] | None = None,
+        include_system: bool = False,
     ) -> list[Item]:
         """Current documents, newest first (or by id), without their text."""
         if sort not in SORTS:
@@ -343,7 +362,9 @@ class Engine:
         if limit < 1:
             raise UsageError(f"--limit {limit}: give a number of 1 or more.")
         filters = inputs.parse_tag_args(tags, allow_bare=True)
-        ids = queries.list_ids(self.store.con, prefix, filters, sort, limit, _checked_any(any_tags))
+        ids = queries.list_ids(
+            self.store.con, prefix, filters, sort, limit, _checked_any(any_tags), include_system
+        )
         heads = documents.heads(self.store.con, ids)
         return [self._item(heads[i], heads[i].with_(text=None)) for i in ids]
 
@@ -496,7 +517,7 @@ class Engine:
 
     def stats(self) -> Stats:
         """Counts of documents, versions and vectors, and the store's size."""
-        items, versions, vectors = queries.counts(self.store.con)
+        items, versions, vectors, system = queries.counts(self.store.con)
         return Stats(
             str(self.store.root),
             items,
@@ -505,4 +526,5 @@ class Engine:
             self.store.size_bytes(),
             self.embedder.name,
             self.embedder.dim,
+            system,
         )

@@ -135,6 +135,8 @@ def _finish(
     st = engine.settings
     min_score = st.min_score if q.min_score is None else q.min_score
     notes, hidden = list(head.notes), dict(head.hidden)
+    if not q.include_system:  # system documents (.state/…, .tag/…) only with --all
+        hits = [h for h in hits if not h.id.startswith(".")]
     hits, hidden["no_evidence"] = pipeline.no_evidence(hits)
     if hidden["no_evidence"]:
         notes.append(

@@ -34,6 +34,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "explore_limit": 20,
     "expand_terms": 3,
     "deep_limit": 3,
+    "id": None,
 }
 
 
@@ -86,6 +87,7 @@ ACTION_ARGS: dict[str, tuple[str, ...]] = {
     "related": ("results", "limit"),
     "pick": ("candidates",),
     "expand": ("query", "results", "terms"),
+    "get_context": ("id", "limit"),
 }
 _PARAM_REF = re.compile(r"\bparams\.([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -152,16 +154,37 @@ class FlowHost:
         wb: The Workbench every action goes through.
     """
 
-    def __init__(self, wb: Workbench) -> None:
+    def __init__(self, wb: Workbench, *, install: bool = True) -> None:
         self.wb = wb
+        self.install = install
+        self.warnings: list[str] = []
 
     def load_flow(self, name: str) -> FlowDoc:
-        """The state doc called `name` (raises NotFound naming the ones there are)."""
-        try:
-            return check_actions(loader.parse(self.wb.get(STATE_PREFIX + name).text or "", name))
-        except NotFound:
-            pass
+        """The state doc called `name`: the store's `.state/NAME`, else the shipped one, which
+        is then installed as `.state/NAME` (first use). A stored doc that does not parse is
+        reported in `warnings` and the shipped default runs instead. Raises NotFound naming
+        the ones there are."""
         doc = loader.builtin_doc(name)
+        try:
+            text = self.wb.get(STATE_PREFIX + name).text or ""
+        except NotFound:
+            text = None
+        if text is not None:
+            try:
+                return check_actions(loader.check_text(text, name))
+            except FlowError as exc:
+                if doc is None:
+                    raise
+                warning = (
+                    f"{STATE_PREFIX}{name} is broken ({exc.message}); ran the shipped "
+                    f"{name} instead (fix it with keepui put FILE --id {STATE_PREFIX}{name}, "
+                    "or keepui config --reset-system-docs)"
+                )
+                if warning not in self.warnings:
+                    self.warnings.append(warning)
+                return doc
+        elif doc is not None and self.install:
+            self.install_doc(name)
         if doc is None:
             known = ", ".join(info.name for info in self.flows())
             raise NotFound(
@@ -169,6 +192,13 @@ class FlowHost:
                 f"{STATE_PREFIX}{name}, or give a YAML file with --file."
             )
         return doc
+
+    def install_doc(self, name: str) -> str:
+        """Store the shipped state doc `name` as `.state/NAME` (a new version when it differs);
+        return the put's action."""
+        text = loader.builtin_text(name)
+        assert text is not None
+        return self.wb.put(text, id=STATE_PREFIX + name, source="system").action
 
     def flows(self) -> list[FlowInfo]:
         """Every state doc that can be run: shipped ones, and the store's (which win)."""
@@ -179,8 +209,10 @@ class FlowHost:
         }
         for item in self.wb.list_items(STATE_PREFIX, limit=1000):
             name = item.id[len(STATE_PREFIX) :]
+            text = item.text if item.text is not None else self.wb.get(item.id).text
+            if text == loader.builtin_text(name):
+                continue  # the shipped doc, installed unchanged
             try:
-                text = item.text if item.text is not None else self.wb.get(item.id).text
                 desc = loader.parse(text or "", name).description
             except FlowError as exc:
                 desc = f"(invalid: {exc.message})"
@@ -240,15 +272,16 @@ class FlowHost:
         return self.wb.get(str(args["id"])).to_dict()
 
     def related(self, args: dict[str, Any]) -> dict[str, Any]:
-        """related: for each of the top three results, the documents nearest its summary."""
+        """related: for each result, its edge neighbours and its nearest documents by vector
+        ({"id", "via", "score", "summary"}), none repeating a result or an earlier one."""
         limit = int(args.get("limit") or 3)
+        results = list(args.get("results") or [])
+        seen = [str(h["id"]) for h in results]
         groups: dict[str, list[dict[str, Any]]] = {}
-        for hit in (args.get("results") or [])[:3]:
-            text = str(hit.get("summary") or "")[:500]
-            if not text.strip():
-                continue
-            found = self.wb.find_query(FindQuery(text, [], limit + 1, mode="dense"))
-            groups[hit["id"]] = [h.to_dict() for h in found.hits if h.id != hit["id"]][:limit]
+        for hit in results:
+            found = self.wb.related(str(hit["id"]), seen=seen, per_hit=limit)
+            groups[str(hit["id"])] = found
+            seen += [r["id"] for r in found]
         return {"groups": groups}
 
 
@@ -266,6 +299,9 @@ def _tag_list(raw: Any) -> list[str]:
 
 _ACTIONS: dict[str, Any] = {
     "find": FlowHost.find,
+    "get_context": lambda host, args: host.wb.get_context(
+        str(args.get("id") or ""), similar=int(args.get("limit") or 5)
+    ),
     "get": FlowHost.get,
     "related": FlowHost.related,
     "pick": lambda host, args: actions.pick(args.get("candidates") or []),

@@ -43,6 +43,8 @@ class Item(_Serialisable):
         part: For a part (`ID@P{N}`): {"index": N, "count": how many parts the version has,
             "title", "kind", "position"}; None for the whole document.
         pending: Unfinished background work for the document (task, state, attempts, error).
+        edges: Links from tags declared by `.tag/KEY` docs: `KEY: [targets]` out of this
+            document and `VERB: [sources]` into it (the `_inverse` verb).
     """
 
     id: str
@@ -57,6 +59,7 @@ class Item(_Serialisable):
     accessed: str
     part: dict[str, Any] | None = None
     pending: list[dict[str, Any]] = field(default_factory=list)
+    edges: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,8 @@ class Hit(_Serialisable):
         part: The part that matched, {"index": N, "title": its heading or slide title or None,
             "excerpt": about 200 characters of its text around the query's words}; None when
             the whole text matched. `matched` then ends in `@P{N}`.
+        related: With find --deep: the hit's neighbours, [{"id", "via": "edge:VERB" or
+            "similar", "score"}] (none repeats a hit or an earlier neighbour); else None.
     """
 
     id: str
@@ -145,6 +150,14 @@ class Hit(_Serialisable):
     scores: dict[str, float | int | None] = field(default_factory=dict)
     duplicates: list[str] = field(default_factory=list)
     part: dict[str, Any] | None = None
+    related: list[dict[str, Any]] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready; `related` only when find --deep filled it."""
+        data = super().to_dict()
+        if data.get("related") is None:
+            data.pop("related", None)
+        return data
 
     @property
     def part_index(self) -> int:
@@ -236,6 +249,7 @@ class Stats(_Serialisable):
         store_bytes: Bytes on disk.
         model: Embedding model recorded for the index.
         dim: Its dimension.
+        system_items: System documents (ids starting with `.`), not counted in `items`.
     """
 
     store: str
@@ -245,6 +259,7 @@ class Stats(_Serialisable):
     store_bytes: int
     model: str
     dim: int
+    system_items: int = 0
 
 
 @dataclass(frozen=True)
@@ -345,6 +360,7 @@ class FindQuery(_Serialisable):
         rerank: `relevance`, `recency` or `mix`; None means keepui.toml's.
         as_of: Search the versions that were current at this moment (ISO date: the end of
             that day; date-time in local time), with recency decay counted from then.
+        include_system: Also return system documents (ids starting with `.`).
     """
 
     query: str
@@ -358,6 +374,7 @@ class FindQuery(_Serialisable):
     dedup: bool | None = None
     rerank: str | None = None
     as_of: str | None = None
+    include_system: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine import inputs, interrupts, splitting
+from keepui_engine import graph, inputs, interrupts, splitting
 from keepui_engine.errors import UsageError
 from keepui_engine.inputs import content_hash
 from keepui_engine.store import documents, structure
@@ -80,6 +80,23 @@ def plan_parts(engine: Engine, spec: PutSpec) -> Plan:
     ]
 
 
+def check_system_doc(doc_id: str, text: str) -> None:
+    """Refuse a system document that would not work: a `.state/NAME` that does not parse
+    (the message names the line), a `.tag/KEY` with a bad `_inverse:`, a `.meta/NAME`
+    without `when:`."""
+    if doc_id.startswith(".state/"):
+        from keepui_engine.flow_bindings import check_actions
+        from keepui_engine.flows.loader import check_text
+
+        check_actions(check_text(text, doc_id[len(".state/") :]))
+    elif doc_id.startswith(graph.TAG_PREFIX):
+        graph.check_tag_doc(doc_id, text)
+    elif doc_id.startswith(".meta/"):
+        from keepui_engine.doc_context import check_meta_doc
+
+        check_meta_doc(doc_id, text)
+
+
 def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutResult]:
     """Store texts as new documents or new versions; unchanged ones are no-ops."""
     prepared = []
@@ -90,6 +107,7 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
                 "path, or - to read standard input."
             )
         doc_id = inputs.check_id(spec.id) if spec.id is not None else inputs.anonymous_id(spec.text)
+        check_system_doc(doc_id, spec.text)
         changes = inputs.parse_tag_args(spec.tags, allow_bare=False)
         prepared.append((spec, doc_id, changes, content_hash(spec.text)))
     results: list[PutResult] = []
@@ -159,6 +177,7 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
         with engine.store.transaction():
             interrupts.checkpoint("commit")
             keys, key_hashes = commit(engine, archive, list(new.values()), plans)
+            graph.sync(engine.store.con, list(new), now)
             structure.save(engine.store.con, shapes)
             for row in queue:
                 pending.enqueue(engine.store.con, "summarize", row.id, row.version, {}, now)

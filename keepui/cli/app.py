@@ -11,6 +11,7 @@ import typer.main
 
 from keepui.cli import (
     agents,
+    config_cmd,
     diff,
     evaluate,
     find,
@@ -82,6 +83,7 @@ app.command("now")(agents.now)
 app.command("export")(transfer.export)
 app.command("import")(transfer.import_)
 app.command("judge")(judging.judge)
+app.command("config")(config_cmd.config)
 app.add_typer(judging.judgments_app, name="judgments")
 
 

@@ -62,6 +62,25 @@ def find(
             "2026-10-01T09:30 (local time).",
         ),
     ] = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Include system documents (ids starting with .).")
+    ] = False,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep", help="Under each hit, its linked documents and its nearest by meaning."
+        ),
+    ] = False,
+    resolve: Annotated[
+        bool,
+        typer.Option(
+            "--resolve",
+            help="Run the query-resolve flow (narrow, branch or explore until a clear answer).",
+        ),
+    ] = False,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="With --resolve: show every tick of the flow.")
+    ] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -88,8 +107,49 @@ def find(
     """
     if sum((json_, nl, ids, explain)) > 1:
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
+    if trace and not resolve:
+        raise UsageError("--trace shows the ticks of --resolve; add --resolve.")
+    if resolve:
+        clash = [
+            flag
+            for flag, given in (
+                ("--since", since),
+                ("--until", until),
+                ("--as-of", as_of),
+                ("--fusion", fusion),
+                ("--rerank", rerank),
+                ("--min-score", min_score),
+                ("--deep", deep),
+                ("--why", why),
+                ("--explain", explain),
+                ("--dedup/--no-dedup", dedup is not None),
+                ("--all", all_),
+            )
+            if given
+        ]
+        if clash:
+            raise UsageError(f"--resolve runs the query-resolve flow; it does not take {clash[0]}.")
+        from keepui.cli.resolve import find_resolve
+
+        code = find_resolve(
+            query, tag, limit, mode, store, json_=json_, nl=nl, ids=ids, trace=trace
+        )
+        if code:
+            raise typer.Exit(code)
+        return
     q = FindQuery(
-        query, list(tag or []), limit, since, until, mode, min_score, fusion, dedup, rerank, as_of
+        query,
+        list(tag or []),
+        limit,
+        since,
+        until,
+        mode,
+        min_score,
+        fusion,
+        dedup,
+        rerank,
+        as_of,
+        all_,
     )
     if why is not None:
         with open_workbench(store, create=False) as wb:
@@ -105,7 +165,7 @@ def find(
             out(f"  {name} filter: {'passes' if ok else 'removes it'}")
         return
     with open_workbench(store, create=False) as wb:
-        result = wb.find_query(q)
+        result = wb.find_deep(q) if deep else wb.find_query(q)
     if explain:
         from keepui.cli.explain import render_explain
 

@@ -81,6 +81,8 @@ def flow(
             cursor=cursor,
             on_tick=_nl_tick if nl else (None if json_ else _text_tick),
         )
+    for warning in result.warnings:
+        note(f"warning: {warning}")
     if json_:
         emit_json(result.to_dict())
     elif nl:

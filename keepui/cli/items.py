@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -127,6 +127,10 @@ def _print_item(item: Item) -> None:
         out("tags:")
         for line in tags:
             out(f"  {line}")
+    if item.edges:
+        out("edges:")
+        for verb, ids in item.edges.items():
+            out(f"  {verb}: {', '.join(ids)}")
     if item.text is None or item.summary != item.text:
         out(f"summary: {first_line(item.summary, 200)}")
     for work in item.pending:
@@ -139,6 +143,39 @@ def _print_item(item: Item) -> None:
         out(item.text)
 
 
+def _print_context(got: dict[str, Any]) -> None:
+    _print_item(Item.from_dict(got["item"]))
+    sections = [
+        (
+            "similar",
+            [
+                f"{s['id']}  {s['score']:.3f}  {first_line(s['summary'], 60)}"
+                for s in got["similar"]
+            ],
+        ),
+        (
+            "parts",
+            [
+                f"{p['address']}  {p['title'] or ''}  {first_line(p['summary'], 50)}"
+                for p in got["parts"]
+            ],
+        ),
+        (
+            "versions",
+            [
+                f"@V{{{v['offset']}}} v{v['version']}  {short_time(v['updated'])}  {v['change']}"
+                for v in got["versions"]
+            ],
+        ),
+        ("meta", [f"{m['id']}: {m['note']}" for m in got["meta"]]),
+    ]
+    for title, lines in sections:
+        if lines:
+            out(f"--- {title}")
+            for line in lines:
+                out(f"  {line}")
+
+
 def get(
     address: Annotated[str, typer.Argument(help="Document id, or ID@V{N} for a version.")],
     version: Annotated[
@@ -148,6 +185,14 @@ def get(
     history: Annotated[bool, typer.Option("--history", "-H", help="List the versions.")] = False,
     parts: Annotated[
         bool, typer.Option("--parts", "-P", help="List the parts of a long document.")
+    ] = False,
+    context: Annotated[
+        bool,
+        typer.Option(
+            "--context",
+            "-C",
+            help="With similar items, parts, versions, edges and the meta docs that apply.",
+        ),
     ] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
@@ -162,8 +207,18 @@ def get(
       keepui get meeting-2026-11-22 --history --json
       keepui get report.pdf --parts               # ID@P{N} shows one part
     """
-    if history and parts:
-        raise UsageError("choose one of --history and --parts.")
+    if sum((history, parts, context)) > 1:
+        raise UsageError("choose one of --history, --parts and --context.")
+    if context:
+        if version is not None:
+            raise UsageError("--context shows the current version; drop -V.")
+        with open_workbench(store, create=False) as wb:
+            got = wb.get_context(address)
+        if json_:
+            emit_json(got)
+        else:
+            _print_context(got)
+        return
     with open_workbench(store, create=False) as wb:
         if parts:
             found = wb.parts(address, version)
@@ -205,6 +260,9 @@ def list_(
         bool,
         typer.Option("--facets", help="Count each tag value over the matching documents instead."),
     ] = False,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Include system documents (ids starting with .).")
+    ] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -239,7 +297,7 @@ def list_(
                     out(f"  {n:>6}  {value}")
         return
     with open_workbench(store, create=False) as wb:
-        items = wb.list_items(prefix, tags=tag, sort=sort, limit=limit)
+        items = wb.list_items(prefix, tags=tag, sort=sort, limit=limit, include_system=all_)
     records = [{k: v for k, v in i.to_dict().items() if k != "text"} for i in items]
     if json_:
         emit_json({"items": records})
@@ -309,7 +367,7 @@ def stats(store: StoreOpt = None, json_: JsonFlag = False) -> None:
         emit_json(s.to_dict())
         return
     out(f"store:    {s.store}")
-    out(f"items:    {s.items}")
+    out(f"items:    {s.items}" + (f" (and {s.system_items} system)" if s.system_items else ""))
     out(f"versions: {s.versions}")
     out(f"vectors:  {s.vectors}")
     out(f"size:     {s.store_bytes / 1e6:.1f} MB")

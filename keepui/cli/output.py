@@ -80,6 +80,9 @@ def render_find(result: FindResult, *, json_: bool, nl: bool, ids: bool) -> None
             f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
             f"({_parts(h)})  {first_line(h.summary, 60)}"
         )
+        for r in h.related or []:
+            score = "" if r.get("score") is None else f" {r['score']:.3f}"
+            out(f"       ↳ {r['id']}  ({r['via']}{score})")
 
 
 _HINTS = {

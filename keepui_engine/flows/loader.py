@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 from importlib import resources
 from typing import Any
 
@@ -48,6 +49,50 @@ def parse(text: str, name: str) -> FlowDoc:
         raise FlowError(f"state doc {name!r}: `post:` only follows a `match: all` block.")
     description = str(data.get("description") or _first_comment(text))
     return FlowDoc(name, match, rules, post, description)
+
+
+_WHERE = re.compile(r"\b(rules|post)\[(\d+)\]")
+
+
+def check_text(text: str, name: str) -> FlowDoc:
+    """Parse a state doc for storing: any problem is a FlowError that starts with the 1-based
+    line it is on (`line 7: …`), found with ruamel.yaml's round-trip loader."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        data = YAML(typ="rt", pure=True).load(io.StringIO(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise FlowError(
+            f"state doc {name!r}, line {line}: not valid YAML: {exc.problem or exc.context}"
+        ) from exc
+    except YAMLError as exc:
+        raise FlowError(f"state doc {name!r}, line 1: not valid YAML: {exc}") from exc
+    try:
+        return parse(text, name)
+    except FlowError as exc:
+        line = _line_of(data, exc.message)
+        raise FlowError(f"line {line}: {exc.message}") from exc
+
+
+def _line_of(data: Any, message: str) -> int:
+    """The line of the rule a message names (`rules[2]`), else of the first unknown key."""
+    lc = getattr(data, "lc", None)
+    if lc is None:
+        return 1
+    m = _WHERE.search(message)
+    if m and isinstance(data.get(m.group(1)), list):
+        rules = data[m.group(1)]
+        index = int(m.group(2))
+        if index < len(rules) and getattr(rules[index], "lc", None) is not None:
+            return int(rules[index].lc.line) + 1
+    unknown = [k for k in data if k not in _DOC_KEYS]
+    named = [k for k in data if f"{k} must" in message or f"`{k}:`" in message]
+    for key in unknown or named:
+        return int(lc.key(key)[0]) + 1
+    return 1
 
 
 def _first_comment(text: str) -> str:

@@ -147,6 +147,8 @@ class FlowResult:
         cursor: A token to resume a stopped flow (`keepui flow --cursor`), else None.
         budget: The tick budget it had.
         elapsed_ms: Wall time of the run.
+        warnings: Problems met on the way (a stored state doc that did not parse, run as the
+            shipped default instead).
     """
 
     flow: str
@@ -161,6 +163,7 @@ class FlowResult:
     cursor: str | None
     budget: int
     elapsed_ms: float
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

@@ -147,11 +147,17 @@ def list_ids(
     sort: str,
     limit: int,
     any_tags: dict[str, list[str]] | None = None,
+    include_system: bool = False,
 ) -> list[str]:
-    """Ids of current documents matching a prefix and tag filters, in the asked order."""
+    """Ids of current documents matching a prefix and tag filters, in the asked order.
+
+    System documents (ids starting with `.`) only with `include_system` or a prefix that
+    starts with `.`."""
     where, params = tag_conditions(tags, "tags")
     conds = [where] if where else []
     conds += any_conditions(any_tags, "tags", params)
+    if not include_system and not (prefix or "").startswith("."):
+        conds.append("NOT starts_with(id, '.')")
     if prefix:
         params.append(prefix)
         conds.append(f"starts_with(id, ${len(params)})")
@@ -164,10 +170,15 @@ def list_ids(
     return [r[0] for r in con.execute(sql, params).fetchall()]
 
 
-def counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
-    """(documents, versions including heads, vector keys)."""
-    docs = con.execute("SELECT count(*) FROM documents").fetchone()
+def counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int, int]:
+    """(documents, versions including heads, vector keys, system documents) — documents
+    without the system ones (ids starting with `.`)."""
+    docs = con.execute(
+        "SELECT count(*) FILTER (WHERE NOT starts_with(id, '.')), "
+        "count(*) FILTER (WHERE starts_with(id, '.')) FROM documents"
+    ).fetchone()
     vers = con.execute("SELECT count(*) FROM versions").fetchone()
     keys = con.execute("SELECT count(*) FROM vector_keys").fetchone()
-    n_docs = int(docs[0]) if docs else 0
-    return n_docs, n_docs + (int(vers[0]) if vers else 0), int(keys[0]) if keys else 0
+    n_docs, n_system = (int(docs[0]), int(docs[1])) if docs else (0, 0)
+    n_versions = n_docs + n_system + (int(vers[0]) if vers else 0)
+    return n_docs, n_versions, int(keys[0]) if keys else 0, n_system

@@ -155,6 +155,20 @@ def m007_judgments(con: duckdb.DuckDBPyConnection) -> None:
         )""")
 
 
+def m008_edges(con: duckdb.DuckDBPyConnection) -> None:
+    """Edges from link tags: document `source` is tagged `key`=`target` (a `.tag/KEY` doc
+    declares the key a link, with the verb of its inverse)."""
+    con.execute("""
+        CREATE TABLE edges (
+            source VARCHAR NOT NULL,
+            key VARCHAR NOT NULL,
+            target VARCHAR NOT NULL,
+            created TIMESTAMP NOT NULL,
+            PRIMARY KEY (source, key, target)
+        )""")
+    con.execute("CREATE INDEX edges_target ON edges (target)")
+
+
 MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m001_core", m001_core),
     ("m002_bm25_tail", m002_bm25_tail),
@@ -163,6 +177,7 @@ MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m005_pending", m005_pending),
     ("m006_structure", m006_structure),
     ("m007_judgments", m007_judgments),
+    ("m008_edges", m008_edges),
 ]
 
 

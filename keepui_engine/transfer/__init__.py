@@ -106,6 +106,11 @@ def import_lines(
             ids += done
             if progress is not None:
                 progress("importing", min(start + IMPORT_BATCH, len(items)), len(items))
+        for key, verb in header.links.items():  # link tags whose .tag doc the file left out
+            doc_id = f".tag/{key}"
+            listed = wb.list_items(doc_id, sort="id", limit=1000)  # get would touch `accessed`
+            if not any(i.id == doc_id for i in listed):
+                wb.put(f"_inverse: {verb}\n", id=doc_id, source="import")
     return ImportReport(
         len(items),
         counts,

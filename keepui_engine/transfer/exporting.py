@@ -6,6 +6,7 @@ import json
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from keepui_engine import graph
 from keepui_engine.inputs import iso
 from keepui_engine.store import documents
 from keepui_engine.store.documents import COLS, _row
@@ -26,7 +27,7 @@ def header(engine: Engine, include: dict[str, bool]) -> dict[str, Any]:
     (count,) = engine.store.con.execute(
         f"SELECT count(*) FROM documents WHERE true{_where(include)}"
     ).fetchone() or (0,)
-    return {
+    head: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "model": engine.embedder.name,
@@ -34,6 +35,10 @@ def header(engine: Engine, include: dict[str, bool]) -> dict[str, Any]:
         "items": count,
         "include": {k: bool(include.get(k)) for k in INCLUDES},
     }
+    links = graph.link_keys(engine.store.con)
+    if links:  # link tags (from .tag/KEY docs), so edges survive an export without them
+        head["links"] = dict(sorted(links.items()))
+    return head
 
 
 def page(

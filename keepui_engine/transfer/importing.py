@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from keepui_engine import graph
 from keepui_engine.fulltext import add_tail
 from keepui_engine.store import documents
 from keepui_engine.store import parts as part_sql
@@ -173,6 +174,8 @@ def _write(engine: Engine, items: list[dict[str, Any]], model: str | None) -> No
             documents.archive(con, archived)
             documents.write_heads(con, [head])
             for row in [*archived, head]:
+                if row.sys.get("_stub"):
+                    continue  # an empty item made for a link's target: nothing to search
                 keys.append(documents.new_vector_keys(con, [row], name))
                 key_hashes.append(row.content_hash)
                 key_texts.append(texts[row.content_hash])
@@ -187,6 +190,7 @@ def _write(engine: Engine, items: list[dict[str, Any]], model: str | None) -> No
             }
             if lacking - set(by_hash):
                 pending.enqueue(con, "embed", head.id, head.version, {"all": True}, now)
+        graph.sync(con, [head.id for _, _, head, _ in plans], now)
         all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
         add_tail(con, all_keys.tolist(), key_texts, engine.fulltext.tokenize)
     ready = [i for i, h in enumerate(key_hashes) if h in by_hash]

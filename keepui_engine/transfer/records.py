@@ -55,6 +55,7 @@ class Header:
     dim: int | None = None
     items: int | None = None
     include: dict[str, bool] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)
 
 
 class BadLine(ValueError):
@@ -104,11 +105,11 @@ def _version_fields(raw: dict[str, Any], name: str, now: datetime) -> dict[str, 
     summary = _text(raw.get("summary"), f"{name}summary")
     if text is None and summary is None:
         raise ValueError(f'"{name}text" is missing (an item needs a text or a summary)')
-    if text is not None and not text.strip():
-        raise ValueError(f'"{name}text" is empty')
     sys = raw.get("sys") or {}
     if not isinstance(sys, dict):
         raise ValueError(f'"{name}sys" must be an object')
+    if text is not None and not text.strip() and not sys.get("_stub"):
+        raise ValueError(f'"{name}text" is empty')
     given = raw.get("content_hash")
     if given is not None and not isinstance(given, str):
         raise ValueError(f'"{name}content_hash" must be a string')
@@ -228,11 +229,17 @@ def read_header(raw: dict[str, Any]) -> Header:
         )
     dim = raw.get("dim")
     include = raw.get("include") or {}
+    links = raw.get("links") or {}
+    if not isinstance(links, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in links.items()
+    ):
+        raise ValueError('"links" must map tag keys to their inverse verbs')
     return Header(
         raw.get("model"),
         dim if isinstance(dim, int) else None,
         raw.get("items"),
         {k: bool(include.get(k)) for k in INCLUDES},
+        dict(links),
     )
 
 

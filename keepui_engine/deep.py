@@ -1,0 +1,98 @@
+"""find --deep: the hits, then each hit's neighbours by edge and by vector (on an open store).
+
+A hit's vector neighbours are the documents nearest its own stored vector (the current
+version's whole text: "similar to", not a search for its summary), scored by cosine; its edge
+neighbours are the documents it links to or is linked from (scored by the cosine of the two
+documents too, when both have vectors). A document already in the hit list, or already
+listed under an earlier hit, is never repeated; system documents and empty stubs are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from keepui_engine import graph
+from keepui_engine.store import documents, queries
+from keepui_engine.types import FindQuery, FindResult
+
+if TYPE_CHECKING:
+    from keepui_engine.engine import Engine
+
+PER_HIT = 3
+
+
+def head_keys(engine: Engine, ids: list[str]) -> dict[str, int]:
+    """doc id -> the vector key of its current version's whole text."""
+    if not ids:
+        return {}
+    recs = engine.store.con.execute(
+        "SELECT doc_id, key FROM vector_keys WHERE doc_id IN (SELECT unnest($1)) "
+        "AND version = head AND part = 0",
+        [ids],
+    ).fetchall()
+    return {doc: key for doc, key in recs}
+
+
+def _visible(doc_id: str, row: queries.KeyRow | None = None) -> bool:
+    return not doc_id.startswith(".") and not (row is not None and row.sys.get("_stub"))
+
+
+def related(
+    engine: Engine, doc_id: str, seen: set[str], per_hit: int = PER_HIT
+) -> list[dict[str, Any]]:
+    """Up to `per_hit` vector neighbours and every edge neighbour of a document, unseen ones
+    only; adds what it returns to `seen`."""
+    index = engine.store.index
+    out: list[dict[str, Any]] = []
+    edge_ids = [n for n in graph.neighbours(engine.store.con, doc_id) if n["id"] not in seen]
+    keys = head_keys(engine, [doc_id, *[n["id"] for n in edge_ids]])
+    own = keys.get(doc_id)
+    vec = index.vectors_for(np.asarray([own], np.int64))[0] if own is not None else None
+    summaries = documents.heads(engine.store.con, [n["id"] for n in edge_ids])
+    for n in edge_ids:
+        if n["id"] in seen or n["id"].startswith("."):
+            continue
+        score = None
+        if vec is not None and n["id"] in keys:
+            other = index.vectors_for(np.asarray([keys[n["id"]]], np.int64))[0]
+            score = round(float(other @ vec), 6) if other.any() else None
+        head = summaries.get(n["id"])
+        summary = head.summary if head is not None else ""
+        out.append({"id": n["id"], "via": n["via"], "score": score, "summary": summary})
+        seen.add(n["id"])
+    if vec is None or not vec.any():
+        return out
+    fetch = 4 * per_hit + len(seen) + 30  # the document's own parts and versions come first
+    found_keys, sims, _, _ = index.search(vec, fetch)
+    rows = queries.hydrate(engine.store.con, found_keys.tolist())
+    added = 0
+    for key, sim in zip(found_keys.tolist(), sims.tolist(), strict=True):
+        row = rows.get(key)
+        if row is None or row.doc_id in seen or not _visible(row.doc_id, row):
+            continue
+        out.append(
+            {
+                "id": row.doc_id,
+                "via": "similar",
+                "score": round(float(sim), 6),
+                "summary": row.summary,
+            }
+        )
+        seen.add(row.doc_id)
+        added += 1
+        if added == per_hit:
+            break
+    return out
+
+
+def find_deep(engine: Engine, q: FindQuery, per_hit: int = PER_HIT) -> FindResult:
+    """A find whose hits each carry `related`: their edge and vector neighbours."""
+    from keepui_engine.finding import find
+
+    found = find(engine, q)
+    seen = {h.id for h in found.hits}
+    hits = [replace(h, related=related(engine, h.id, seen, per_hit)) for h in found.hits]
+    return replace(found, hits=hits)
