@@ -53,7 +53,7 @@ _DECODE: dict[str, Any] = {
 }
 
 
-_WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge"}
+_WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge", "summarize"}
 # Seconds after a client's write before the background worker takes the next task: a client's
 # `put DIR` sends batch after batch, and its reading between them is not idleness.
 FOREGROUND_GRACE_S = 3.0
@@ -65,6 +65,7 @@ for _op in (
     "analyze",
     "reflect",
     "related",
+    "summarize",
     "export_header",
     "export_page",
     "import_page",

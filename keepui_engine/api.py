@@ -132,6 +132,11 @@ class Workbench(StoreAccess):
         result: dict[str, Any] = self._call("analyze", doc_id=doc_id, queue=queue, force=force)
         return result
 
+    def summarize(self, doc_id: str) -> dict[str, Any]:
+        """Queue a new summary of a document's current version: {"id", "queued": task id}."""
+        result: dict[str, Any] = self._call("summarize", doc_id=doc_id)
+        return result
+
     def parts(self, address: str, offset: int | None = None) -> list[Part]:
         """The parts of a document version (current by default), in order; [] when unsplit."""
         result: list[Part] = self._call("parts", address=address, offset=offset)
@@ -368,6 +373,12 @@ class Workbench(StoreAccess):
                 start = host.load_flow(name)
             if cursor is None:
                 fb.check_param_names(given, fb.known_params(start, host.load_flow), name)
+
+            def ticked(tick: FlowTick) -> None:
+                host.apply()  # write actions take effect after the tick that asked for them
+                if on_tick is not None:
+                    on_tick(tick)
+
             try:
                 result = run_flow(
                     start,
@@ -375,7 +386,7 @@ class Workbench(StoreAccess):
                     budget=self.settings.flow_budget if budget is None else budget,
                     load_flow=host.load_flow,
                     run_action=host.run_action,
-                    on_tick=on_tick,
+                    on_tick=ticked,
                     gate=gate,
                     cursor=cursor,
                 )
@@ -383,10 +394,12 @@ class Workbench(StoreAccess):
                 raise
             except Exception as exc:
                 raise _unexpected(f"flow {name!r}", exc) from exc
-        if host.warnings:
+        if host.mutations:  # a tick that ended the run without on_tick
+            host.apply()
+        if host.warnings or host.applied:
             from dataclasses import replace
 
-            result = replace(result, warnings=list(host.warnings))
+            result = replace(result, warnings=list(host.warnings), applied=list(host.applied))
         return result
 
     def why(self, doc_id: str, q: FindQuery) -> Any:

@@ -136,13 +136,13 @@ class Engine:
         with self.store.transaction():
             keys, hashes = commit(self, [head], [row], {doc_id: kept})
             graph.sync(self.store.con, [doc_id], now)
-            if (
+            needs = (
                 self.settings.summary_provider in LLM_PROVIDERS
                 and len((head.text or "").strip()) > self.settings.summary_max_chars
-            ):
-                from keepui_engine.work import pending
+            )
+            from keepui_engine import after_write
 
-                pending.enqueue(self.store.con, "summarize", doc_id, row.version, {}, now)
+            after_write.run(self, [(row, head, needs)], now)
         vec = documents.cached_vectors(
             self.store.con, hashes, self.embedder.name, self.embedder.dim
         )
@@ -171,6 +171,11 @@ class Engine:
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
                 documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
+                from keepui_engine import after_write
+
+                # the text's references follow the version now current
+                graph.set_references(con, doc_id, [], _now())
+                after_write.run(self, [(back, head, False)], _now())
             structure.prune(con, doc_id)
             graph.sync(con, [doc_id], _now())
             from keepui_engine.fulltext import drop_tail
@@ -503,6 +508,16 @@ class Engine:
         from keepui_engine.work import service
 
         return service.purge(self)
+
+    def summarize(self, doc_id: str) -> dict[str, Any]:
+        """Queue a new summary of a document's current version."""
+        from keepui_engine.work import service
+
+        head = self._head(doc_id)
+        return {
+            "id": doc_id,
+            "queued": service.enqueue(self, "summarize", doc_id, head.version, {}),
+        }
 
     def analyze(self, doc_id: str, queue: bool = False, force: bool = False) -> dict[str, Any]:
         """Split a document into parts now (or queue it); unchanged documents are skipped."""

@@ -88,7 +88,13 @@ ACTION_ARGS: dict[str, tuple[str, ...]] = {
     "pick": ("candidates",),
     "expand": ("query", "results", "terms"),
     "get_context": ("id", "limit"),
+    # writes: recorded during the tick, applied after it (see FlowHost.apply)
+    "summarize": ("id", "version"),
+    "tag": ("id", "tags", "remove"),
+    "put": ("text", "id", "tags"),
+    "analyze": ("id", "force"),
 }
+WRITE_ACTIONS = ("summarize", "tag", "put", "analyze")
 _PARAM_REF = re.compile(r"\bparams\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -158,6 +164,46 @@ class FlowHost:
         self.wb = wb
         self.install = install
         self.warnings: list[str] = []
+        self.mutations: list[tuple[str, dict[str, Any]]] = []
+        self.applied: list[dict[str, Any]] = []
+        self.tick = 0
+
+    def record(self, action: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A write action: checked now, applied after the tick (rules later in the same tick
+        see the store as it was)."""
+        if action == "put" and not str(args.get("text") or "").strip():
+            raise FlowError("put needs a text: `with: {text: ...}`.")
+        if action != "put" and not args.get("id"):
+            raise FlowError(f"{action} needs an id: `with: {{id: ...}}`.")
+        self.mutations.append((action, dict(args)))
+        return {"action": action, "args": dict(args), "applied": "after this tick"}
+
+    def apply(self) -> None:
+        """Apply the write actions recorded during the tick that just ended."""
+        self.tick += 1
+        todo, self.mutations = self.mutations, []
+        for action, args in todo:
+            entry: dict[str, Any] = {"tick": self.tick, "action": action, "args": args}
+            try:
+                entry["result"] = self._write(action, args)
+            except KeepuiError as exc:
+                entry["error"] = exc.message
+            self.applied.append(entry)
+
+    def _write(self, action: str, args: dict[str, Any]) -> Any:
+        wb = self.wb
+        if action == "summarize":
+            return wb.summarize(str(args["id"]))
+        if action == "tag":
+            return wb.tag(
+                str(args["id"]),
+                tags=_tag_list(args.get("tags")),
+                remove=[str(k) for k in args.get("remove") or []],
+            ).to_dict()
+        if action == "put":
+            doc = None if args.get("id") in (None, "") else str(args["id"])
+            return wb.put(str(args["text"]), id=doc, tags=_tag_list(args.get("tags"))).to_dict()
+        return wb.analyze(str(args["id"]), force=bool(args.get("force")))
 
     def load_flow(self, name: str) -> FlowDoc:
         """The state doc called `name`: the store's `.state/NAME`, else the shipped one, which
@@ -299,6 +345,10 @@ def _tag_list(raw: Any) -> list[str]:
 
 _ACTIONS: dict[str, Any] = {
     "find": FlowHost.find,
+    **{
+        name: (lambda action: lambda host, args: host.record(action, args))(name)
+        for name in WRITE_ACTIONS
+    },
     "get_context": lambda host, args: host.wb.get_context(
         str(args.get("id") or ""), similar=int(args.get("limit") or 5)
     ),

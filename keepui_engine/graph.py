@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import duckdb
 
 TAG_PREFIX = ".tag/"
+REFERENCES, REFERENCED_BY = "references", "referenced_by"  # edges from the text's mentions
 
 
 def inverse_of(text: str | None) -> str | None:
@@ -79,6 +80,28 @@ def _stub(doc_id: str, now: datetime) -> Row:
     return Row(doc_id, 1, "", "", {}, sys, content_hash(""), now, now, now)
 
 
+def valid_id(target: str) -> bool:
+    """Whether a string can be an item id."""
+    return _valid(target)
+
+
+def set_references(
+    con: duckdb.DuckDBPyConnection, doc_id: str, targets: list[str], now: datetime
+) -> int:
+    """Replace a document's `references` edges (inside the caller's transaction); create
+    stubs for targets that do not exist; return how many."""
+    con.execute("DELETE FROM edges WHERE source = $1 AND key = $2", [doc_id, REFERENCES])
+    if not targets:
+        return 0
+    con.execute(
+        "INSERT INTO edges SELECT $1, $2, unnest($3), $4", [doc_id, REFERENCES, targets, now]
+    )
+    present = documents.heads(con, targets)
+    stubs = [_stub(t, now) for t in targets if t not in present]
+    documents.write_heads(con, stubs)
+    return len(stubs)
+
+
 def _valid(target: str) -> bool:
     try:
         check_id(target)
@@ -114,7 +137,13 @@ def sync(con: duckdb.DuckDBPyConnection, ids: list[str], now: datetime) -> int:
     if not affected:
         return 0
     heads = documents.heads(con, list(affected))
-    con.execute("DELETE FROM edges WHERE source IN (SELECT unnest($1))", [list(affected)])
+    gone = [i for i in affected if i not in heads]
+    if gone:
+        con.execute("DELETE FROM edges WHERE source IN (SELECT unnest($1))", [gone])
+    con.execute(  # the text's references are the links task's to keep
+        "DELETE FROM edges WHERE source IN (SELECT unnest($1)) AND key <> $2",
+        [list(affected), REFERENCES],
+    )
     rows = sorted(
         {
             (doc_id, key, target)
@@ -149,7 +178,8 @@ def edges_of(con: duckdb.DuckDBPyConnection, doc_id: str) -> dict[str, list[str]
     for key, source in con.execute(
         "SELECT key, source FROM edges WHERE target = $1 ORDER BY key, source", [doc_id]
     ).fetchall():
-        out.setdefault(links.get(key, f"{key}-of"), []).append(source)
+        verb = REFERENCED_BY if key == REFERENCES else links.get(key, f"{key}_of")
+        out.setdefault(verb, []).append(source)
     return out
 
 

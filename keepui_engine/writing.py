@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine import graph, inputs, interrupts, splitting
+from keepui_engine import after_write, graph, inputs, interrupts, splitting
 from keepui_engine.errors import UsageError
 from keepui_engine.inputs import content_hash
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
 from keepui_engine.types import PutResult, PutSpec
-from keepui_engine.work import pending
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -88,7 +87,11 @@ def check_system_doc(doc_id: str, text: str) -> None:
         from keepui_engine.flow_bindings import check_actions
         from keepui_engine.flows.loader import check_text
 
-        check_actions(check_text(text, doc_id[len(".state/") :]))
+        doc = check_text(text, doc_id[len(".state/") :])
+        if doc_id == after_write.DOC_ID:
+            after_write.check(doc)
+        else:
+            check_actions(doc)
     elif doc_id.startswith(graph.TAG_PREFIX):
         graph.check_tag_doc(doc_id, text)
     elif doc_id.startswith(".meta/"):
@@ -171,7 +174,10 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
     interrupts.checkpoint("embed")
     vectors = engine.embed([texts[h] for h in hashes]) if hashes else None
     by_hash = {h: vectors[i] for i, h in enumerate(hashes)} if vectors is not None else {}
-    queue = [row for row in new.values() if _needs_summary(engine, row, old.get(row.id), explicit)]
+    writes = [
+        (row, old.get(row.id), _needs_summary(engine, row, old.get(row.id), explicit))
+        for row in new.values()
+    ]
     # Once the commit starts, Ctrl-C waits for it and for the index append (interrupts.Deferred).
     with interrupts.shield():
         with engine.store.transaction():
@@ -179,8 +185,7 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
             keys, key_hashes = commit(engine, archive, list(new.values()), plans)
             graph.sync(engine.store.con, list(new), now)
             structure.save(engine.store.con, shapes)
-            for row in queue:
-                pending.enqueue(engine.store.con, "summarize", row.id, row.version, {}, now)
+            after_write.run(engine, writes, now)  # what .state/after-write queues
         engine.index_new(keys, key_hashes, by_hash)
     return results
 

@@ -149,6 +149,8 @@ class FlowResult:
         elapsed_ms: Wall time of the run.
         warnings: Problems met on the way (a stored state doc that did not parse, run as the
             shipped default instead).
+        applied: The write actions (summarize, tag, put, analyze) applied after their ticks,
+            each {"tick", "action", "args", "result"} or {"…", "error"}.
     """
 
     flow: str
@@ -164,6 +166,7 @@ class FlowResult:
     budget: int
     elapsed_ms: float
     warnings: list[str] = field(default_factory=list)
+    applied: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

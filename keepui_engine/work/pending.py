@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     import duckdb
 
-TASKS = ("summarize", "embed", "reindex", "ocr", "analyze", "flow")
+TASKS = ("summarize", "embed", "reindex", "ocr", "analyze", "flow", "links")
 RUNNABLE = ("queued", "failed")
 COLS = (
     "id, task, doc_id, version, payload, state, attempts, owner, claimed_at, run_after, "

@@ -179,9 +179,30 @@ def reindex(engine: Engine, task: Task) -> str:
     return f"{stats.vectors} vectors re-embedded with {stats.model}"
 
 
+def links(engine: Engine, task: Task) -> str:
+    """URLs and `[[id]]` mentions in the head's text become `references` edges (a `[[id]]`
+    that names nothing gets a stub item; a URL only links to an item stored under it)."""
+    from datetime import UTC, datetime
+
+    from keepui_engine import graph
+    from keepui_engine.after_write import mentions
+
+    head = _head(engine, task)
+    if head is None:
+        return "stale"
+    found = [(t, explicit) for t, explicit in mentions(head.text or "") if t != head.id]
+    present = documents.heads(engine.store.con, [t for t, _ in found])
+    targets = [t for t, explicit in found if (explicit and graph.valid_id(t)) or t in present]
+    now = datetime.now(UTC).replace(tzinfo=None)
+    with engine.store.transaction():
+        made = graph.set_references(engine.store.con, head.id, targets, now)
+    return f"{len(targets)} reference(s)" + (f", {made} stub(s)" if made else "")
+
+
 HANDLERS: dict[str, Any] = {
     "summarize": summarize,
     "analyze": analyze,
     "embed": embed,
     "reindex": reindex,
+    "links": links,
 }
