@@ -37,8 +37,10 @@ half_life_days = 30
 exact_max_vectors = 30000
 # dense (meaning), bm25 (words) or hybrid (both, fused).
 mode = "hybrid"
-# How hybrid fuses: "score" (weighted mean of each channel's score over its best score for the
-# query) or "rrf" (reciprocal rank fusion: sum of weight / (rrf_k + rank) over the channels).
+# How hybrid fuses: "score" (weighted mean of the cosine and the BM25 score in cosine units, at
+# a rate set per query from how far each channel's best hits stand out and how much word
+# evidence the query holds), "share" (the same with BM25 over the query's idf sum, the earlier
+# default) or "rrf" (reciprocal rank fusion: sum of weight / (rrf_k + rank) over channels).
 fusion = "score"
 rrf_k = 60
 dense_weight = 1.0
@@ -255,8 +257,8 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     if model_path is not None and not isinstance(model_path, str):
         raise ConfigError(f"{where}: `model_path` must be a string path.")
     fusion = se.get("fusion", "score")
-    if fusion not in ("rrf", "score"):
-        raise ConfigError(f"{where}: [search] fusion = {fusion!r}; choose rrf or score.")
+    if fusion not in ("score", "share", "rrf"):
+        raise ConfigError(f"{where}: [search] fusion = {fusion!r}; choose score, share or rrf.")
     mode = se.get("mode", "hybrid")
     rerank = se.get("rerank", "relevance")
     if rerank not in ("relevance", "recency", "mix"):

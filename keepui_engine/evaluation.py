@@ -17,13 +17,14 @@ from keepui_engine.errors import Interrupted, UsageError
 from keepui_engine.types import PutSpec
 
 MODES = ("dense", "bm25", "hybrid")
+METRICS = ("ndcg@10", "recall@100", "mrr@10")
 DEPTH = 100
 Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
 class EvalResult:
-    """Scores of each mode, overall and per query.
+    """Scores of each mode, overall and per query, with how sure each figure is.
 
     Attributes:
         store: The scratch store the corpus was ingested into.
@@ -34,6 +35,12 @@ class EvalResult:
         per_query: mode -> query id -> {"ndcg@10", "recall@100", "mrr@10"}.
         ingest_s: Seconds spent ingesting (0 when the store was reused).
         runs: mode -> query id -> ranked (doc id, score), best first, at most 100.
+        intervals: mode -> metric -> [low, high], the 95% bootstrap interval over queries.
+        reference: The mode the others are compared with (`--compare`).
+        compared: mode -> the paired comparison of its nDCG@10 with the reference's
+            (`significance.Paired.to_dict()`); the reference itself is absent.
+        identical_ids: "dropped" when a query's own id was taken out of its ranking (BEIR's
+            default, ignore_identical_ids), "kept" when not, "" when not applicable.
     """
 
     store: str
@@ -43,6 +50,10 @@ class EvalResult:
     per_query: dict[str, dict[str, dict[str, float]]]
     ingest_s: float
     runs: dict[str, dict[str, list[tuple[str, float]]]] = field(default_factory=dict)
+    intervals: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    reference: str = ""
+    compared: dict[str, dict[str, float | int]] = field(default_factory=dict)
+    identical_ids: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, without the ranked lists."""
@@ -51,9 +62,92 @@ class EvalResult:
             "docs": self.docs,
             "queries": self.queries,
             "modes": self.modes,
+            "intervals": self.intervals,
+            "reference": self.reference,
+            "compared": self.compared,
+            "identical_ids": self.identical_ids,
             "per_query": self.per_query,
             "ingest_s": self.ingest_s,
         }
+
+    def compared_with(self, reference: str) -> EvalResult:
+        """This result with every other mode's nDCG@10 tested against `reference`'s.
+
+        Raises:
+            UsageError: `reference` was not scored.
+        """
+        from dataclasses import replace
+
+        from keepui_engine.significance import paired_test
+
+        if reference not in self.per_query:
+            raise UsageError(
+                f"--compare {reference!r}: it was not scored (scored: {', '.join(self.per_query)})."
+            )
+        base = self.per_query[reference]
+        compared = {
+            mode: paired_test(
+                [table[q]["ndcg@10"] for q in base], [base[q]["ndcg@10"] for q in base]
+            ).to_dict()
+            for mode, table in self.per_query.items()
+            if mode != reference
+        }
+        return replace(self, reference=reference, compared=compared)
+
+
+def parse_modes(modes: list[str] | None, compare: str | None = None) -> tuple[list[str], str]:
+    """The modes to score and the reference mode, checked.
+
+    A mode is `dense`, `bm25`, `hybrid`, or `hybrid:FUSION` for one of find's fusions (e.g.
+    `hybrid:rrf`). The reference is `compare`, else `hybrid` when it is scored, else the first
+    mode; it is scored too.
+
+    Raises:
+        UsageError: A mode or fusion that does not exist.
+    """
+    from keepui_engine.finding import FUSIONS
+
+    chosen = list(dict.fromkeys(modes or MODES))
+    reference = compare or ("hybrid" if "hybrid" in chosen else chosen[0])
+    if reference not in chosen:
+        chosen.append(reference)
+    for m in chosen:
+        mode, _, fusion = m.partition(":")
+        if mode not in MODES or (fusion and (mode != "hybrid" or fusion not in FUSIONS)):
+            raise UsageError(
+                f"--mode {m!r}: choose from {', '.join(MODES)}, or hybrid:FUSION with FUSION "
+                f"one of {', '.join(FUSIONS)}."
+            )
+    return chosen, reference
+
+
+def beir_files(
+    folder: Path, queries: Path | None = None, qrels: Path | None = None
+) -> tuple[Path, Path, Path]:
+    """corpus.jsonl, queries.jsonl and qrels/test.tsv of a BEIR dataset folder.
+
+    Args:
+        folder: The dataset folder.
+        queries: Another queries file to use instead of the folder's.
+        qrels: Another qrels file (e.g. qrels/dev.tsv) to use instead of the folder's.
+
+    Raises:
+        UsageError: The folder lacks one of them.
+    """
+    paths = (
+        folder / "corpus.jsonl",
+        queries or folder / "queries.jsonl",
+        qrels or folder / "qrels" / "test.tsv",
+    )
+    missing = [
+        str(p.relative_to(folder)) for p in paths if p.is_relative_to(folder) and not p.is_file()
+    ]
+    if missing:
+        raise UsageError(
+            f"{folder} is not a BEIR folder: no {', '.join(missing)} (a BEIR dataset holds "
+            "corpus.jsonl, queries.jsonl and qrels/test.tsv)."
+        )
+    return paths
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -179,24 +273,30 @@ def scratch_store(corpus: Path, model: str) -> Path:
 
 def evaluate(
     corpus: Path,
-    queries: Path,
-    qrels: Path,
+    queries: Path | None = None,
+    qrels: Path | None = None,
     *,
     modes: list[str] | None = None,
     store: Path | None = None,
     progress: Progress | None = None,
     batch: int = 256,
+    compare: str | None = None,
+    ignore_identical_ids: bool = True,
 ) -> EvalResult:
     """Ingest a BEIR corpus (or reuse a store built from it) and score every mode on it.
 
     Args:
-        corpus: corpus.jsonl (`_id`, `title`, `text`).
+        corpus: corpus.jsonl (`_id`, `title`, `text`), or a BEIR folder (see `beir_files`),
+            whose queries.jsonl and qrels/test.tsv are used unless `queries`/`qrels` say.
         queries: queries.jsonl (`_id`, `text`).
         qrels: qrels tsv (`query-id corpus-id score`, optional header).
-        modes: Modes to score (default: all three).
+        modes: Modes to score (default: all three; see `parse_modes`).
         store: Store directory to use instead of the cached scratch store.
         progress: Called with (phase, done, total) as ingest and queries advance.
         batch: Documents per put batch.
+        compare: The mode every other is compared with (default: hybrid).
+        ignore_identical_ids: Drop a query's own id from its ranking, as BEIR's evaluator
+            does by default (in ArguAna and Quora the queries are also documents).
 
     Queries run through the store's own find (its keepui.toml: fusion, weights, decay) with
     the near-duplicate fold off: BEIR judges every document on its own.
@@ -204,10 +304,11 @@ def evaluate(
     from keepui_engine.api import open_workbench
     from keepui_engine.config import load_settings
 
-    modes = list(modes or MODES)
-    bad = [m for m in modes if m not in MODES]
-    if bad:
-        raise UsageError(f"--mode {bad[0]!r}: choose from {', '.join(MODES)}.")
+    chosen, reference = parse_modes(modes, compare)
+    if corpus.is_dir():
+        corpus, queries, qrels = beir_files(corpus, queries, qrels)
+    if queries is None or qrels is None:
+        raise UsageError("give --queries and --qrels with a corpus file (or a BEIR folder).")
     docs, texts, judged = load_beir(corpus, queries, qrels)
     tell = progress or (lambda phase, done, total: None)
     if store is None:
@@ -239,34 +340,21 @@ def evaluate(
                 ) from None
             ingest_s = time.perf_counter() - t0
             marker.write_text(json.dumps(meta))
-        runs: dict[str, dict[str, list[tuple[str, float]]]] = {}
-        timing: dict[str, list[float]] = {}
-        for mode in modes:
-            runs[mode], timing[mode] = {}, []
-            for n, (qid, text) in enumerate(texts.items(), 1):
-                t0 = time.perf_counter()
-                hits = wb.find(text, limit=DEPTH, mode=mode, dedup=False).hits
-                timing[mode].append((time.perf_counter() - t0) * 1000)
-                runs[mode][qid] = [(h.id, h.score) for h in hits]
-                tell(mode, n, len(texts))
-    per_query = {mode: trec_scores(runs[mode], judged) for mode in modes}
-    summary = {
-        mode: {
-            **{
-                m: sum(q[m] for q in per_query[mode].values()) / max(len(texts), 1)
-                for m in ("ndcg@10", "recall@100", "mrr@10")
-            },
-            "query_ms": sum(timing[mode]) / max(len(timing[mode]), 1),
-            "query_p50_ms": _percentile(timing[mode], 50),
-            "query_p95_ms": _percentile(timing[mode], 95),
-        }
-        for mode in modes
-    }
-    return EvalResult(str(store), len(docs), len(texts), summary, per_query, ingest_s, runs)
+        runs, timing = _run(wb, texts, chosen, tell, drop_own=ignore_identical_ids)
+    return _scored(
+        EvalResult(str(store), len(docs), len(texts), {}, {}, ingest_s, runs),
+        judged,
+        timing,
+        reference,
+        "dropped" if ignore_identical_ids else "kept",
+    )
 
 
 def evaluate_judged(
-    wb: Any, modes: list[str] | None = None, progress: Progress | None = None
+    wb: Any,
+    modes: list[str] | None = None,
+    progress: Progress | None = None,
+    compare: str | None = None,
 ) -> EvalResult:
     """Score every mode on the store's own judged queries, with the same trec_eval path.
 
@@ -276,10 +364,7 @@ def evaluate_judged(
     Raises:
         UsageError: Bad mode, or no judgments yet.
     """
-    modes = list(modes or MODES)
-    bad = [m for m in modes if m not in MODES]
-    if bad:
-        raise UsageError(f"--mode {bad[0]!r}: choose from {', '.join(MODES)}.")
+    chosen, reference = parse_modes(modes, compare)
     judged: dict[str, dict[str, int]] = {}
     for j in wb.judgments():
         judged.setdefault(j.query, {})[j.id] = j.grade
@@ -289,31 +374,64 @@ def evaluate_judged(
             "(or + and - on a hit in the workbench)."
         )
     tell = progress or (lambda phase, done, total: None)
+    with wb._session():
+        runs, timing = _run(wb, {q: q for q in judged}, chosen, tell, drop_own=False)
+    head = EvalResult(str(wb.store), wb.stats().items, len(judged), {}, {}, 0.0, runs)
+    return _scored(head, judged, timing, reference, "")
+
+
+def _run(
+    wb: Any, texts: dict[str, str], modes: list[str], tell: Progress, *, drop_own: bool
+) -> tuple[dict[str, dict[str, list[tuple[str, float]]]], dict[str, list[float]]]:
+    """Each mode's top DEPTH per query (without the query's own id when `drop_own`), timed."""
     runs: dict[str, dict[str, list[tuple[str, float]]]] = {}
     timing: dict[str, list[float]] = {}
-    with wb._session():
-        for mode in modes:
-            runs[mode], timing[mode] = {}, []
-            for n, query in enumerate(judged, 1):
-                t0 = time.perf_counter()
-                hits = wb.find(query, limit=DEPTH, mode=mode, dedup=False).hits
-                timing[mode].append((time.perf_counter() - t0) * 1000)
-                runs[mode][query] = [(h.id, h.score) for h in hits]
-                tell(mode, n, len(judged))
-    per_query = {mode: trec_scores(runs[mode], judged) for mode in modes}
-    summary = {
-        mode: {
-            **{
-                m: sum(q[m] for q in per_query[mode].values()) / len(judged)
-                for m in ("ndcg@10", "recall@100", "mrr@10")
-            },
-            "query_ms": sum(timing[mode]) / len(timing[mode]),
+    for name in modes:
+        mode, _, fusion = name.partition(":")
+        runs[name], timing[name] = {}, []
+        for n, (qid, text) in enumerate(texts.items(), 1):
+            t0 = time.perf_counter()
+            hits = wb.find(
+                text, limit=DEPTH + drop_own, mode=mode, fusion=fusion or None, dedup=False
+            ).hits
+            timing[name].append((time.perf_counter() - t0) * 1000)
+            ranked = [(h.id, h.score) for h in hits if not (drop_own and h.id == qid)]
+            runs[name][qid] = ranked[:DEPTH]
+            tell(name, n, len(texts))
+    return runs, timing
+
+
+def _scored(
+    head: EvalResult,
+    judged: dict[str, dict[str, int]],
+    timing: dict[str, list[float]],
+    reference: str,
+    identical_ids: str,
+) -> EvalResult:
+    """The result with per-query scores, means, bootstrap intervals and paired comparisons."""
+    from dataclasses import replace
+
+    from keepui_engine.significance import bootstrap_ci
+
+    per_query = {mode: trec_scores(run, judged) for mode, run in head.runs.items()}
+    summary, intervals = {}, {}
+    for mode, table in per_query.items():
+        values = {m: [q[m] for q in table.values()] for m in METRICS}
+        summary[mode] = {
+            **{m: sum(v) / max(len(v), 1) for m, v in values.items()},
+            "query_ms": sum(timing[mode]) / max(len(timing[mode]), 1),
             "query_p50_ms": _percentile(timing[mode], 50),
             "query_p95_ms": _percentile(timing[mode], 95),
         }
-        for mode in modes
-    }
-    return EvalResult(str(wb.store), wb.stats().items, len(judged), summary, per_query, 0.0, runs)
+        intervals[mode] = {m: list(bootstrap_ci(v)) for m, v in values.items()}
+    scored = replace(
+        head,
+        modes=summary,
+        per_query=per_query,
+        intervals=intervals,
+        identical_ids=identical_ids,
+    )
+    return scored.compared_with(reference)
 
 
 def _percentile(values: list[float], q: float) -> float:

@@ -10,6 +10,7 @@ import numpy as np
 
 from keepui_engine import inputs, pipeline
 from keepui_engine.errors import UsageError
+from keepui_engine.query_vector import query_vector
 from keepui_engine.search import excerpt, fuse
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from keepui_engine.engine import Engine
 
 MODES = ("dense", "bm25", "hybrid")
-FUSIONS = ("score", "rrf")
+FUSIONS = ("score", "share", "rrf")
 
 
 def find(engine: Engine, q: FindQuery) -> FindResult:
@@ -67,7 +68,7 @@ def find(engine: Engine, q: FindQuery) -> FindResult:
     method, considered = "exact", 0
     dense = qvec = None
     if mode != "bm25":
-        qvec = engine.vectors.embed_query(query)
+        qvec = query_vector(query, engine.vectors.embed_query)
         if mode == "dense":
             found, rows = _dense_only(engine, query, qvec, limit, allowed, now, notes)
             return _finish(engine, q, found.hits, found, now, rows)
@@ -95,7 +96,7 @@ def find(engine: Engine, q: FindQuery) -> FindResult:
         rrf_k=st.rrf_k,
         fusion=fusion,
         similarity=similarity,
-        bm25_upper=engine.fulltext.upper_bound(query) if fusion == "score" else 0.0,
+        idf=engine.fulltext.idf(query) if fusion != "rrf" else None,
     )
     head = FindResult(query, [], limit, considered, method, notes, mode)
     return _finish(engine, q, hits, head, now, rows)

@@ -277,10 +277,18 @@ class FullText:
         it says how much of the query's word evidence a document carries, which keeps a match
         on one common query word from looking like a full match in a small store.
         """
+        return float(self.idf(query).sum())
+
+    def idf(self, query: str) -> np.ndarray:
+        """The idf of each distinct query term, as the search scores it (empty: no term).
+
+        A term no text contains still counts, as the rarest: a document matching only the
+        common words of a query has matched little of it.
+        """
         self._load()
         terms = sorted(set(self.tokenize([query])[0]) - {""})
         if not terms:
-            return 0.0
+            return np.empty(0, np.float64)
         tail_df = dict(
             self.con.execute(
                 "SELECT term, count(DISTINCT key) FROM bm25_tail WHERE term = ANY($1) "
@@ -291,9 +299,7 @@ class FullText:
         tail_n, _ = self._tail_size()
         n = self._stats["n"] + tail_n
         df = np.asarray([self._df.get(t, 0) + tail_df.get(t, 0) for t in terms], np.float64)
-        # a query word no text contains still counts (as the rarest word): a document matching
-        # only the common words of a query has matched little of it
-        return float(np.log(1.0 + (n - df + 0.5) / (df + 0.5)).sum())
+        return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def _tail_size(self) -> tuple[int, int]:
         row = self.con.execute(

@@ -89,13 +89,13 @@ def fuse(
     rrf_k: int = 60,
     fusion: str = "rrf",
     similarity: dict[int, float] | None = None,
-    bm25_upper: float = 0.0,
+    idf: np.ndarray | None = None,
 ) -> list[Hit]:
     """One hit per document from one or both channels, best final score first.
 
-    Dense alone ranks by cosine similarity, BM25 alone by its score, both by `fusion` (score
-    or reciprocal rank fusion). Ranks count documents (a document's best version), and the
-    final score is that times decay.
+    Dense alone ranks by cosine similarity, BM25 alone by its score, both by `fusion` (score,
+    share or reciprocal rank fusion). Ranks count documents (a document's best version), and
+    the final score is that times decay.
 
     Args:
         dense: (keys, cosine similarities) best first, or None.
@@ -105,19 +105,23 @@ def fuse(
         half_life_days: Recency half-life (<= 0 disables decay).
         weights: Weights of the dense and BM25 channels in the fusion.
         rrf_k: The RRF constant.
-        fusion: `rrf`, or `score`: the weighted mean of each channel's scores divided by that
-            channel's best score for the query (a channel that missed the document adds 0).
+        fusion: `rrf`; or `score` / `share`: the weighted mean of the cosine (0 when negative)
+            and the BM25 score converted to cosine at this query's rate (see
+            `keepui_engine.fusion`; `share` uses 1 / the query's idf sum, the old default). A
+            document the BM25 channel did not return adds 0 there.
         similarity: Cosine similarities of keys the dense channel did not return.
+        idf: The idf of each distinct query word (score and share fusion).
     """
     by_dense, by_bm25 = lift(dense, rows), lift(bm25, rows)
     hybrid = dense is not None and bm25 is not None
     sims = similarity or {}
+    rate = _rate(fusion, by_dense, by_bm25, idf) if hybrid and fusion != "rrf" else 0.0
     hits = []
     for doc_id in by_dense.keys() | by_bm25.keys():
         d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
-        if hybrid and fusion == "score":
+        if hybrid and fusion != "rrf":
             cos = d[1] if d else sims.get(b[2], 0.0)  # type: ignore[index]
-            words = b[1] / bm25_upper if b and bm25_upper > 0 else 0.0
+            words = b[1] * rate if b else 0.0
             fused = (weights[0] * max(cos, 0.0) + weights[1] * words) / sum(weights)
             base = fused
         elif hybrid:
@@ -157,6 +161,26 @@ def fuse(
             )
         )
     return sorted(hits, key=lambda h: (-h.score, h.version, h.id))
+
+
+def _rate(
+    fusion: str,
+    by_dense: dict[str, tuple[int, float, int]],
+    by_bm25: dict[str, tuple[int, float, int]],
+    idf: np.ndarray | None,
+) -> float:
+    """Cosine per BM25 point: the idf sum's inverse (share), or the per-query rate (score)."""
+    import numpy as np
+
+    from keepui_engine.fusion import bm25_rate
+
+    if idf is None or not len(idf) or idf.sum() <= 0:
+        return 0.0
+    if fusion == "share":
+        return float(1.0 / idf.sum())
+    dense = np.asarray(sorted((v[1] for v in by_dense.values()), reverse=True), np.float64)
+    bm25 = np.asarray(sorted((v[1] for v in by_bm25.values()), reverse=True), np.float64)
+    return bm25_rate(dense, bm25, idf)
 
 
 _TERM = re.compile(r"\w{3,}")

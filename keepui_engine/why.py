@@ -73,7 +73,9 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
     rank = next((i for i, h in enumerate(result.hits, 1) if h.id == doc_id), None)
     channels: dict[str, dict[str, Any] | None] = {}
     if mode != "bm25":
-        qvec = engine.vectors.embed_query(query)
+        from keepui_engine.query_vector import query_vector
+
+        qvec = query_vector(query, engine.vectors.embed_query)
         keys, sims, _, _ = engine.store.index.search(qvec, DEPTH, None)
         channels["dense"] = _ranked(engine, keys, sims, doc_id)
     if mode != "dense":

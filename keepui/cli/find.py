@@ -38,7 +38,9 @@ def find(
     ] = None,
     fusion: Annotated[
         str | None,
-        typer.Option("--fusion", help="Hybrid fusion: score or rrf [default: [search] fusion]."),
+        typer.Option(
+            "--fusion", help="Hybrid fusion: score, share or rrf [default: [search] fusion]."
+        ),
     ] = None,
     dedup: Annotated[
         bool | None,

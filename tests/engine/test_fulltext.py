@@ -93,9 +93,9 @@ def test_rebuild_happens_when_the_tail_grows(tmp_path) -> None:  # type: ignore[
         assert {d for d, _ in hits} <= {f"d{i}" for i in range(3, 250, 9)} and hits
 
 
-def test_score_fusion_is_the_mean_of_cosine_and_bm25_share(wb: Workbench) -> None:
+def test_share_fusion_is_the_mean_of_cosine_and_bm25_share(wb: Workbench) -> None:
     wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS)])
-    result = wb.find("lazy fox", limit=20)
+    result = wb.find("lazy fox", limit=20, fusion="share")
     assert result.mode == "hybrid"
     engine = wb._engine  # noqa: SLF001 - the BM25 upper bound is engine-side
     assert engine is not None

@@ -106,3 +106,35 @@ def test_eval_bad_input_names_the_file(tmp_path: Path) -> None:
     files = {"corpus": missing, "queries": missing, "qrels": tmp_path / "q.tsv", "dir": tmp_path}
     result = keepui_eval(files)
     assert result.returncode == 1 and "nope.jsonl" in result.stderr
+
+
+def test_eval_takes_a_beir_folder_and_compares_modes(slice_files: dict[str, Path]) -> None:
+    folder = slice_files["dir"]
+    args = ["eval", "--beir", str(folder), "--qrels", str(slice_files["qrels"])]
+    args += ["--store", str(folder / "store"), "-m", "dense", "-m", "hybrid:share"]
+    human = subprocess.run(
+        [sys.executable, "-m", "keepui", *args, "--compare", "dense"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert human.returncode == 0, human.stderr
+    lines = human.stdout.splitlines()
+    assert "95% CI" in lines[0] and "vs dense" in lines[0]
+    share = next(line for line in lines if line.startswith("hybrid:share"))
+    assert "p=" in share or "p<" in share
+    assert any("reference" in line for line in lines if line.startswith("dense"))
+    assert "own id is dropped" in human.stdout
+    kept = subprocess.run(
+        [sys.executable, "-m", "keepui", *args, "--keep-identical-ids", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert kept.returncode == 0, kept.stderr
+    doc = json.loads(kept.stdout)
+    assert doc["identical_ids"] == "kept" and doc["reference"] == "dense"  # hybrid not asked
+    assert set(doc["modes"]) == {"dense", "hybrid:share"}
+    for mode, (low, high) in ((m, doc["intervals"][m]["ndcg@10"]) for m in doc["modes"]):
+        assert low <= doc["modes"][mode]["ndcg@10"] <= high
+    assert set(doc["compared"]) == {"hybrid:share"}

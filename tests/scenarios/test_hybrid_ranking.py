@@ -99,3 +99,61 @@ def test_a_long_document_splits_by_heading_and_a_part_hit_lifts_to_it(tmp_path: 
         assert hit.part is not None and hit.part["title"] == "Baking"
         hit = wb.find("looking at planets through a telescope", limit=1).hits[0]
         assert hit.id == "handbook" and hit.matched == "handbook@P{3}"
+
+
+HANDBOOK = {
+    "Release process": (
+        "Every change lands through a pull request that two reviewers approve. The build server "
+        "runs the unit tests, the linters and the type checker on each push, and a green build "
+        "is required before merging into the main branch. Release candidates are tagged every "
+        "Tuesday and promoted to production on Thursday after the staging soak. "
+    ),
+    "Deployment": (
+        "Services ship as container images built from a pinned base image. The deploy tool "
+        "rolls them out one zone at a time and watches error rates for ten minutes before "
+        "moving on; a spike rolls the zone back automatically. Database migrations run before "
+        "the new code starts and must be backwards compatible for one release. "
+    ),
+    "Monitoring": (
+        "Dashboards show latency, error rate and saturation for every service, and alerts page "
+        "the on-call engineer when the error budget burns too fast. Our approach to incidents "
+        "is blameless: the write-up lists the timeline, the contributing causes and the "
+        "follow-up tickets, and it is reviewed in the weekly operations meeting. "
+    ),
+    "Dependencies": (
+        "Third-party libraries are updated by a bot that opens pull requests every Monday. "
+        "Security advisories are triaged within a day, and a library without a maintainer for "
+        "a year is replaced. Licences are checked in the build so nothing copyleft slips into "
+        "the product by accident. "
+    ),
+}
+AUTH_NOTES = {
+    "auth-tokens": "Sign-in uses OAuth 2.0 with short-lived JWT access tokens; refresh tokens "
+    "rotate on each use.",
+    "auth-cookies": "Auth: we went with session cookies plus CSRF tokens instead of JWTs.",
+}
+
+
+def test_one_common_word_in_a_long_part_does_not_beat_a_dense_match(tmp_path: Path) -> None:
+    # Issue 15's new-user bug: BM25 finds only "approach", once, in a long section of an HTML
+    # handbook; the two auth notes share no word with the query but mean it.
+    page = tmp_path / "handbook.html"
+    sections = "".join(
+        f"<h2>{title}</h2><p>{body * 2}</p><p>{body * 2}</p>" for title, body in HANDBOOK.items()
+    )
+    page.write_text(f"<html><body><h1>Engineering handbook</h1>{sections}</body></html>")
+    query = "authentication approach"
+    with open_workbench(tmp_path / "store", own=True) as wb:
+        wb.put_many([PutSpec(text, id=doc) for doc, text in AUTH_NOTES.items()])
+        wb.ingest([str(page)])
+        handbook = f"file://{page}"
+        assert len(wb.parts(handbook)) > 1
+        dense = [h.id for h in wb.find(query, mode="dense").hits]
+        assert set(dense[:2]) == set(AUTH_NOTES) and dense[2] == handbook
+        bm25 = wb.find(query, mode="bm25").hits
+        assert [h.id for h in bm25] == [handbook] and bm25[0].part_index
+        before = [h.id for h in wb.find(query, fusion="share").hits]
+        assert before[0] == handbook  # the old default put the page first
+        hits = wb.find(query).hits
+        assert set(h.id for h in hits[:2]) == set(AUTH_NOTES)
+        assert hits[2].id == handbook and (hits[2].scores["bm25"] or 0) > 0

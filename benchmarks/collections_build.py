@@ -1,0 +1,176 @@
+"""Test collections for ranking, built from what is on this machine (no downloads), in BEIR form.
+
+Not a benchmark itself: `bench_collections.py` imports it as `collections_build`. Every
+collection is written once under ~/.cache/keepui/collections/NAME/ (corpus.jsonl,
+queries.jsonl, qrels/test.tsv) and read from there; nothing is written into the repository,
+and SciFact is read in place.
+
+* `sci-halves`: every SciFact abstract with at least 6 sentences becomes two documents, its
+  first half (`ID-a`) and its second half less the last sentence (`ID-b`); titles and last
+  sentences are held out. Three query sets share that corpus:
+  - `continuation` (ArguAna-like: a long paragraph in, the passage that answers it out): the
+    query is `ID-a` itself, a paragraph of ~100-200 words, and the relevant document is
+    `ID-b`. The query is in the corpus under its own id, as ArguAna's are, and eval drops it.
+  - `title`: the title (a short noun phrase) finds both halves.
+  - `conclusion`: the held-out last sentence (the finding, usually reworded from the body)
+    finds both halves; neither contains it.
+* `docs-passages`: the parts of the long documents in ../shared/data/docs (two Wikipedia pages
+  and a 15-page Federal Register notice) are the documents; the query is a sentence held out
+  of one part, the relevant document that part. Its distractors are the same document's other
+  sections, so words shared with the page do not decide it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+SCIFACT = SHARED / "beir" / "scifact"
+CACHE = Path.home() / ".cache" / "keepui" / "collections"
+SAMPLE = 500
+SEED = 15
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text (a plain punctuation rule: enough for abstracts)."""
+    return [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
+
+
+def _write(
+    folder: Path,
+    corpus: list[dict[str, str]],
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+) -> None:
+    (folder / "qrels").mkdir(parents=True, exist_ok=True)
+    (folder / "corpus.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in corpus), encoding="utf-8"
+    )
+    (folder / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()),
+        encoding="utf-8",
+    )
+    lines = ["query-id\tcorpus-id\tscore"]
+    lines += [f"{q}\t{d}\t{g}" for q, rel in qrels.items() for d, g in rel.items()]
+    (folder / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _scifact() -> Iterator[dict[str, str]]:
+    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def sci_halves() -> dict[str, Path]:
+    """Build (once) the halves corpus and its three query sets; return set name -> folder.
+
+    The three folders hold the same corpus.jsonl (so `keepui eval` reuses one store for
+    them: the scratch store is keyed by the corpus file's content).
+    """
+    names = ("continuation", "title", "conclusion")
+    out = {n: CACHE / f"sci-{n}" for n in names}
+    if all((p / "qrels" / "test.tsv").exists() for p in out.values()):
+        return out
+    corpus: list[dict[str, str]] = []
+    usable = []
+    for row in _scifact():
+        sents = sentences(row.get("text", ""))
+        last = sents[-1] if sents else ""
+        if len(sents) < 6 or len(last.split()) < 8 or not row.get("title"):
+            continue
+        body = sents[:-1]
+        cut = (len(body) + 1) // 2
+        doc = str(row["_id"])
+        corpus.append({"_id": f"{doc}-a", "title": "", "text": " ".join(body[:cut])})
+        corpus.append({"_id": f"{doc}-b", "title": "", "text": " ".join(body[cut:])})
+        usable.append((doc, str(row["title"]), last))
+    picked = random.Random(SEED).sample(usable, min(SAMPLE, len(usable)))
+    text_of = {r["_id"]: r["text"] for r in corpus}
+    sets: dict[str, tuple[dict[str, str], dict[str, dict[str, int]]]] = {
+        "continuation": (
+            {f"{d}-a": text_of[f"{d}-a"] for d, _, _ in picked},
+            {f"{d}-a": {f"{d}-b": 1} for d, _, _ in picked},
+        ),
+        "title": (
+            {f"t{d}": title for d, title, _ in picked},
+            {f"t{d}": {f"{d}-a": 1, f"{d}-b": 1} for d, _, _ in picked},
+        ),
+        "conclusion": (
+            {f"c{d}": last for d, _, last in picked},
+            {f"c{d}": {f"{d}-a": 1, f"{d}-b": 1} for d, _, _ in picked},
+        ),
+    }
+    for name, (queries, qrels) in sets.items():
+        _write(out[name], corpus, queries, qrels)
+    return out
+
+
+def docs_passages(store: Path) -> Path:
+    """Build (once) the held-out-sentence collection from the parts of ../shared/data/docs.
+
+    Args:
+        store: A scratch store to extract the documents with (keepui's own put DIR).
+    """
+    folder = CACHE / "docs-passages"
+    if (folder / "qrels" / "test.tsv").exists():
+        return folder
+    from keepui_engine import open_workbench
+
+    with open_workbench(store, own=True) as wb:
+        wb.ingest([str(SHARED / "docs")])
+        ids = [item.id for item in wb.list_items(limit=1000)]
+        parts = [p for doc in ids for p in wb.parts(doc)]
+    rng = random.Random(SEED)
+    corpus, queries, qrels = [], {}, {}
+    for p in parts:
+        pid = f"{p.id.rsplit('/', 1)[-1]}#{p.part}"
+        sents = sentences(p.text)
+        good = [i for i, s in enumerate(sents) if 8 <= len(s.split()) <= 60]
+        if len(sents) >= 4 and good:
+            i = rng.choice(good)
+            queries[f"q{pid}"] = sents[i]
+            qrels[f"q{pid}"] = {pid: 1}
+            sents = sents[:i] + sents[i + 1 :]
+        corpus.append({"_id": pid, "title": p.title or "", "text": " ".join(sents)})
+    _write(folder, corpus, queries, qrels)
+    return folder
+
+
+def sci_claims() -> Path:
+    """Build (once) `sci-claims`: SciFact turned round, a whole abstract in, its claims out.
+
+    The documents are SciFact's 1,109 claims (one sentence each; only the 300 test claims have
+    judgements, the others are distractors); each query is the title and abstract of a
+    document some test claim is judged against (a paragraph of ~200-300 words, longer than
+    MiniLM's 256 word pieces), and its relevant documents are the claims judged against it.
+    Long paragraph queries over short documents: BM25 sums over many query words.
+    """
+    folder = CACHE / "sci-claims"
+    if (folder / "qrels" / "test.tsv").exists():
+        return folder
+    claims = [
+        json.loads(line)
+        for line in (SCIFACT / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    corpus = [{"_id": f"claim{c['_id']}", "title": "", "text": c["text"]} for c in claims]
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (SCIFACT / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        qid, doc, grade = line.split("\t")
+        if int(grade) > 0:
+            qrels.setdefault(f"doc{doc}", {})[f"claim{qid}"] = 1
+    queries = {
+        f"doc{row['_id']}": f"{row.get('title', '')}\n{row.get('text', '')}".strip()
+        for row in _scifact()
+        if f"doc{row['_id']}" in qrels
+    }
+    _write(folder, corpus, queries, {q: r for q, r in qrels.items() if q in queries})
+    return folder
