@@ -84,6 +84,10 @@ class Engine:
             self._live = (self.store.writes, documents.live_keys(self.store.con))
         return self._live[1]
 
+    def maintain(self) -> None:
+        """Bring the BM25 base and the HNSW graph up to date now (after a bulk import)."""
+        self._maintain()
+
     def _maintain(self) -> None:
         """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind."""
         live = self.live_keys()
@@ -458,12 +462,17 @@ class Engine:
         return exporting.page(self, after, limit, include)
 
     def import_page(
-        self, items: list[dict[str, Any]], mode: str, model: str | None, dim: int | None
+        self,
+        items: list[dict[str, Any]],
+        mode: str,
+        model: str | None,
+        dim: int | None,
+        last: bool = True,
     ) -> list[dict[str, Any]]:
-        """Write checked items (see `transfer.importing`)."""
+        """Write checked items (see `transfer.importing`); indexes catch up on the `last`."""
         from keepui_engine.transfer import importing
 
-        return importing.import_items(self, items, mode, model, dim)
+        return importing.import_items(self, items, mode, model, dim, last)
 
     # -- background work (see keepui_engine/work) ------------------------------------------------
     @property

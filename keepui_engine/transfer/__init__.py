@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from keepui_engine.api import Workbench
 
 EXPORT_PAGE = 256
-IMPORT_BATCH = 128
+IMPORT_BATCH = 256
 MODES = ("merge", "replace")
 SHOWN_BAD = 20
 
@@ -98,7 +98,12 @@ def import_lines(
         for start in range(0, len(items), IMPORT_BATCH):
             batch = [wire(item) for _, item in items[start : start + IMPORT_BATCH]]
             done = wb._call(
-                "import_page", items=batch, mode=mode, model=header.model, dim=header.dim
+                "import_page",
+                items=batch,
+                mode=mode,
+                model=header.model,
+                dim=header.dim,
+                last=start + IMPORT_BATCH >= len(items),
             )
             for result in done:
                 action = str(result["action"]).split(" ")[0]

@@ -98,7 +98,12 @@ def _parts(engine: Engine, item: dict[str, Any], head: Row) -> dict[int, list[An
 
 
 def import_items(
-    engine: Engine, items: list[dict[str, Any]], mode: str, model: str | None, dim: int | None
+    engine: Engine,
+    items: list[dict[str, Any]],
+    mode: str,
+    model: str | None,
+    dim: int | None,
+    last: bool = True,
 ) -> list[dict[str, Any]]:
     """Write a batch of checked items (in `records.wire` form); return {"id", "action"} each."""
     con = engine.store.con
@@ -118,7 +123,9 @@ def import_items(
         else:
             results.append({"id": item["id"], "action": _merge(engine, head, item)})
     if fresh:
-        _write(engine, fresh, model)
+        _write(engine, fresh, model, maintain=last)
+    elif last:
+        engine.maintain()
     return results
 
 
@@ -134,7 +141,7 @@ def _merge(engine: Engine, head: Row, item: dict[str, Any]) -> str:
     return "merged" if engine.put_many([spec])[0].action != "unchanged" else "unchanged"
 
 
-def _write(engine: Engine, items: list[dict[str, Any]], model: str | None) -> None:
+def _write(engine: Engine, items: list[dict[str, Any]], model: str | None, maintain: bool) -> None:
     con = engine.store.con
     name, dim = engine.embedder.name, engine.embedder.dim
     same_model = model in (None, name)
@@ -165,33 +172,35 @@ def _write(engine: Engine, items: list[dict[str, Any]], model: str | None) -> No
         with engine.store.transaction():
             documents.store_vectors(con, fresh, name)
         by_hash.update(fresh)
-    keys: list[np.ndarray] = []
-    key_hashes: list[str] = []
-    key_texts: list[str] = []
     now = _now()
-    with engine.store.transaction():
+    every = [row for _, archived, head, _ in plans for row in (*archived, head)]
+    searchable = [row for row in every if not row.sys.get("_stub")]  # stubs: nothing to search
+    with engine.store.transaction():  # whole batches: one statement per table, not per item
+        documents.archive(con, [row for _, archived, _, _ in plans for row in archived])
+        documents.write_heads(con, [head for _, _, head, _ in plans])
+        keys = [documents.new_vector_keys(con, searchable, name)]
+        key_hashes = [row.content_hash for row in searchable]
+        key_texts = [texts[row.content_hash] for row in searchable]
         for _item, archived, head, parts in plans:
-            documents.archive(con, archived)
-            documents.write_heads(con, [head])
-            for row in [*archived, head]:
-                if row.sys.get("_stub"):
-                    continue  # an empty item made for a link's target: nothing to search
-                keys.append(documents.new_vector_keys(con, [row], name))
-                key_hashes.append(row.content_hash)
-                key_texts.append(texts[row.content_hash])
+            for row in (*archived, head):
                 rows = [p for p, _ in parts.get(row.version, [])]
+                if not rows or row.sys.get("_stub"):
+                    continue
                 part_sql.insert(con, row.id, row.version, rows)
                 keys.append(part_sql.new_keys(con, row, rows, name))
                 key_hashes += [p.content_hash for p in rows]
-                key_texts += [t for _, t in parts.get(row.version, [])]
-            documents.set_heads(con, {head.id: head.version})
-            lacking = {row.content_hash for row in [*archived, head]} | {
+                key_texts += [t for _, t in parts[row.version]]
+            lacking = {row.content_hash for row in (*archived, head)} | {
                 p.content_hash for rows in parts.values() for p, _ in rows
             }
             if lacking - set(by_hash):
                 pending.enqueue(con, "embed", head.id, head.version, {"all": True}, now)
+        documents.set_heads(con, {head.id: head.version for _, _, head, _ in plans})
         graph.sync(con, [head.id for _, _, head, _ in plans], now)
         all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
         add_tail(con, all_keys.tolist(), key_texts, engine.fulltext.tokenize)
     ready = [i for i, h in enumerate(key_hashes) if h in by_hash]
-    engine.index_new(all_keys[ready], [key_hashes[i] for i in ready], by_hash)
+    if maintain:
+        engine.index_new(all_keys[ready], [key_hashes[i] for i in ready], by_hash)
+    elif ready:  # the BM25 rebuild and HNSW extension wait for the last batch
+        engine.store.index_add(all_keys[ready], np.stack([by_hash[key_hashes[i]] for i in ready]))
