@@ -2,27 +2,42 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import sys
 from pathlib import PurePath
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from keepui.commands import KeepuiCommands
-from keepui.messages import EngineFailed, ModelReady, QueueChanged, StoreChanged, StoreStats
+from keepui.messages import (
+    EngineFailed,
+    HeldKey,
+    ModelReady,
+    QueueChanged,
+    ReleaseKeys,
+    StoreChanged,
+    StoreStats,
+)
 from keepui.screens.error import ErrorModal, describe
 from keepui.screens.help import HelpScreen
 from keepui.screens.main import MainScreen
 from keepui.screens.queue import QueueModal
+from keepui.screens.too_small import TooSmall, too_small
 from keepui.theming import DEFAULT_THEME, THEMES, configured_theme, css_paths, derived_variables
+from keepui.widgets.format import tui_words
 from keepui.widgets.queue_status import QueueStatus
 from keepui_engine import KeepuiError, Stats, Workbench
 
+HOLD_KEYS_S = 2.0
+"""Longest that keys wait for a new screen to be built."""
 FREEZE_AFTER_MODULES = 50
 """Modules imported since the last `gc.freeze` that make another one worth it (a library)."""
 
@@ -46,6 +61,7 @@ class KeepuiApp(App[None]):
     CSS_PATH = list[str | PurePath](css_paths())
     COMMANDS = App.COMMANDS | {KeepuiCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (20, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         Binding("p", "show_queue", "Show queue", show=False),
@@ -73,6 +89,8 @@ class KeepuiApp(App[None]):
         self._warm = warm_up
         self._poll_again = False
         self._frozen_modules = 0
+        self._held: list[events.Key] = []
+        self._release_task: asyncio.Task[None] | None = None
         for palette in THEMES:
             self.register_theme(palette)
         wanted = theme or configured_theme(workbench.store) or DEFAULT_THEME
@@ -84,6 +102,45 @@ class KeepuiApp(App[None]):
             )
             wanted = DEFAULT_THEME
         self.theme = wanted
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys that arrive while a new screen is still being built wait for it.
+
+        A key that opens a dialog (`f`) is acted on at once, but the dialog mounts later; keys
+        typed right after it (a path typed fast, a burst from tmux) would reach the dialog
+        before any field has the focus, and be lost. They are held, in order, and handed on
+        once the screen is up.
+        """
+        if (
+            isinstance(event, events.Key)
+            and not isinstance(event, HeldKey)
+            and (self._held or (self._screen_stack and not self.screen.is_mounted))
+        ):
+            self._held.append(event)
+            if len(self._held) == 1:
+                self._release_when_mounted(self.screen)
+            return
+        await super().on_event(event)
+
+    def _release_when_mounted(self, screen: Screen[Any]) -> None:
+        async def wait() -> None:
+            mounted = getattr(screen, "_mounted_event", None)  # set once on_mount has run
+            if mounted is not None:
+                # a screen removed before it was built never sets it: do not hold keys forever
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(mounted.wait(), HOLD_KEYS_S)
+            self.post_message(ReleaseKeys())
+
+        self._release_task = asyncio.create_task(wait())
+
+    async def on_release_keys(self, message: ReleaseKeys) -> None:
+        """Hand the held keys on, in order (a key that opens another screen holds the rest)."""
+        while self._held:
+            if not self.screen.is_mounted:
+                self._release_when_mounted(self.screen)
+                return
+            key = self._held.pop(0)
+            await super().on_event(HeldKey(key.key, key.character))
 
     def get_css_variables(self) -> dict[str, str]:
         """Textual's variables plus ours (pane borders, diff colours), derived when unset."""
@@ -97,6 +154,7 @@ class KeepuiApp(App[None]):
         """Paint the main screen first; then load the model and start polling."""
         self.sub_title = str(self.workbench.store)
         self.push_screen(MainScreen(self.workbench))
+        self.call_after_refresh(self.check_size)
         if self.theme_problem:
             self.notify(self.theme_problem, severity="warning", timeout=8)
         if self._warm:
@@ -185,9 +243,31 @@ class KeepuiApp(App[None]):
         self.post_message(EngineFailed(event.worker.error))
 
     def on_engine_failed(self, message: EngineFailed) -> None:
-        """The one error path: every failure ends in an ErrorModal with its title."""
+        """The one error path: every failure ends in an ErrorModal with its title.
+
+        Engine messages name CLI flags (`--since 'x'`); here they say the search bar's words.
+        """
         title, text = describe(message.error)
-        self.push_screen(ErrorModal(title, text))
+        self.push_screen(ErrorModal(title, tui_words(text)))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below the smallest size every screen can lay out, say so (until it grows)."""
+        self.check_size(event.size.width, event.size.height)
+
+    def check_size(self, width: int | None = None, height: int | None = None) -> None:
+        """Show (or update, or close) the too-small notice for the window's size."""
+        if len(self.screen_stack) < 2:
+            return  # not started: on_mount checks once the main screen is up
+        if width is None or height is None:
+            width, height = self.size
+        screen = self.screen
+        if too_small(width, height):
+            if isinstance(screen, TooSmall):
+                screen.show_size(width, height)
+            else:
+                self.push_screen(TooSmall())
+        elif isinstance(screen, TooSmall):
+            self.pop_screen()
 
     def action_show_queue(self) -> None:
         """Open the queue dialog: failures with their errors, retry and purge."""

@@ -26,11 +26,15 @@ class FlowControl:
 
     Args:
         step: Start in step mode (pause before the first tick).
+        clock: Monotonic seconds (tests pass their own).
     """
 
-    def __init__(self, *, step: bool = False) -> None:
+    def __init__(self, *, step: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self.step = step
+        self._clock = clock
         self.cancelled = False
+        self.paused_s = 0.0
+        """Seconds the flow waited at paused gates (left out of the time it took)."""
         self.finished = threading.Event()
         self._go = threading.Event()
 
@@ -47,9 +51,13 @@ class FlowControl:
             return True
         self._go.clear()
         pause()
-        while not self._go.wait(CANCEL_POLL_S):
-            if is_cancelled():
-                return False
+        started = self._clock()
+        try:
+            while not self._go.wait(CANCEL_POLL_S):
+                if is_cancelled():
+                    return False
+        finally:
+            self.paused_s += self._clock() - started
         return not self.cancelled
 
     def next(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from textual import events
 from textual.message import Message
 
 from keepui_engine import (
@@ -21,6 +22,14 @@ from keepui_engine import (
     VersionDiff,
     VersionInfo,
 )
+
+
+class HeldKey(events.Key):
+    """A key that waited for its screen to be built, handed on (it is not held again)."""
+
+
+class ReleaseKeys(Message):
+    """The screen that keys were held for is up: hand them on."""
 
 
 @dataclass
@@ -106,6 +115,8 @@ class ItemLoaded(Message):
     """What it is for: `preview`, `version`, `tags` or `editor`."""
     hit: Hit | None = None
     """The hit it was loaded for (previews)."""
+    current: Item | None = None
+    """The document's current version, when the hit matched an older one (previews)."""
 
 
 @dataclass
@@ -120,6 +131,18 @@ class DocumentLoaded(Message):
     """Its parts (empty when it has none)."""
     similar: list[Hit] = field(default_factory=list)
     """Other documents close to it."""
+    shown: Item | None = None
+    """The version to show first (the one a hit matched), when not the current one."""
+
+
+@dataclass
+class VersionLoaded(Message):
+    """One version of a document and its parts were read (the timeline's cursor moved)."""
+
+    item: Item
+    """The version."""
+    parts: list[Part]
+    """Its parts (empty when it has none)."""
 
 
 @dataclass

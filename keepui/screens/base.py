@@ -12,14 +12,17 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import SuspendNotSupported
+from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
 from keepui.messages import EngineFailed, ItemLoaded, WriteDone
 from keepui.screens.confirm import ConfirmModal
 from keepui.screens.forms import FileInput, FileModal, NoteInput, NoteModal, TagEdit, TagsModal
 from keepui.widgets.format import tag_pairs
+from keepui.widgets.keys import is_letter_key, is_typing
 from keepui.widgets.status_bar import StatusBar
 from keepui_engine import DeleteResult, Item, PutResult, UsageError, Workbench
 
@@ -85,6 +88,31 @@ class WorkbenchScreen(Screen[None]):
     def target(self) -> tuple[str, dict[str, object]] | None:
         """(document id, JSON-ready record) the item actions apply to, or None."""
         return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys for the mode the screen is in (see `allows`)."""
+        return self.allows(action, typing=self.typing())
+
+    def typing(self) -> bool:
+        """Input mode: a text box has the focus, or a drop-down list is open (letters type)."""
+        focused = self.focused
+        return is_typing(focused) or (focused is not None and isinstance(focused.parent, Select))
+
+    def allows(self, action: str, *, typing: bool) -> bool:
+        """Whether an action's key acts now: letter keys (`list_keys`) only in list mode.
+
+        Subclasses add their own rules; the command palette asks with `typing=False`, so it
+        offers every action whatever has the focus.
+        """
+        return not (typing and action in self._letter_actions())
+
+    @classmethod
+    def _letter_actions(cls) -> set[str]:
+        return {
+            b.action.split("(", 1)[0]
+            for b in cls.BINDINGS
+            if isinstance(b, Binding) and b.priority and is_letter_key(b.key)
+        }
 
     def _target_id(self) -> str | None:
         found = self.target()

@@ -8,7 +8,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from keepui_engine import ResultComparison
+from keepui.widgets.result_pane import ResultPane
+from keepui.widgets.result_tabs import ResultTabs
+from keepui_engine import ResultComparison, compare_results
 
 
 def comparison_text(first: str, second: str, cmp: ResultComparison) -> str:
@@ -55,3 +57,20 @@ class CompareScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Close."""
         self.dismiss(None)
+
+
+def _label(pane: ResultPane) -> str:
+    parent = pane.parent
+    number = parent.id.rsplit("-", 1)[-1] if parent is not None and parent.id else "?"
+    return f"tab {number}: {pane.tab_name or pane.q.query}"
+
+
+def compare_tabs(tabs: ResultTabs) -> CompareScreen | None:
+    """The comparison of the active tab with the one opened before it (None: fewer than two)."""
+    current = tabs.current
+    other = tabs.before(current) if current is not None else None
+    if current is None or other is None:
+        return None
+    first, second = sorted((other, current), key=lambda p: tabs.panes.index(p))
+    comparison = compare_results(first.ids, second.ids)
+    return CompareScreen(_label(first), _label(second), comparison)

@@ -8,6 +8,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from keepui.widgets.keys import focus_now
+
 
 class ConfirmModal(ModalScreen[bool]):
     """A yes/no question; `y` or the confirm button says yes, `n` or Escape says no.
@@ -41,7 +43,7 @@ class ConfirmModal(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         """Focus Cancel, so a stray Enter does nothing destructive."""
-        self.query_one("#confirm-no", Button).focus()
+        focus_now(self.query_one("#confirm-no", Button))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Answer by button."""

@@ -1,4 +1,4 @@
-"""DiffScreen: two versions side by side, scrolling together, changed words marked."""
+"""DiffScreen: two versions side by side (or unified), changed words marked, change k of N."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from textual.widgets import Static
 from keepui.widgets.diff_view import DiffPane, DiffView
 from keepui.widgets.footer import KeepuiFooter
 from keepui.widgets.format import short_time
+from keepui.widgets.keys import focus_now
 from keepui_engine import VersionDiff
 
 
@@ -42,7 +43,7 @@ class DiffScreen(Screen[None]):
         self.diff = diff
 
     def compose(self) -> ComposeResult:
-        """Title, tag changes, the two panes, keys."""
+        """Title, tag changes and where the view is, the panes, keys."""
         yield Static(diff_title(self.diff), id="diff-title", markup=False)
         yield Static(tags_summary(self.diff), id="diff-tags", markup=False)
         yield DiffView(self.diff.rows, id="diff-view")
@@ -56,7 +57,21 @@ class DiffScreen(Screen[None]):
         right.border_title = f"v{self.diff.right_version}"
         if not self.diff.rows:
             left.border_subtitle = "empty"
-        left.focus()
+        focus_now(left)
+        self._show_position()
+
+    def on_diff_view_scrolled(self, message: DiffView.Scrolled) -> None:
+        """Say which change is in view."""
+        self._show_position()
+
+    def _show_position(self) -> None:
+        view = self.query_one("#diff-view", DiffView)
+        mode = "unified" if view.unified else "side by side"
+        text = f"{tags_summary(self.diff)}   ·   {view.position}   ·   {mode}"
+        self.query_one("#diff-tags", Static).update(text)
+        for pane in self.query(DiffPane):
+            if pane.id == "diff-unified":
+                pane.border_title = f"v{self.diff.left_version} → v{self.diff.right_version}"
 
     def action_back(self) -> None:
         """Back to the document."""

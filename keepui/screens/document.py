@@ -13,16 +13,25 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from keepui.messages import DiffReady, DocumentLoaded, ItemLoaded, StoreChanged, WriteDone
+from keepui.messages import DiffReady, DocumentLoaded, StoreChanged, VersionLoaded, WriteDone
 from keepui.screens.base import WorkbenchScreen
 from keepui.widgets.footer import KeepuiFooter
-from keepui.widgets.format import first_line, num, pending_text, short_time, tag_pairs
-from keepui.widgets.keys import OPTION_KEYS
+from keepui.widgets.format import (
+    first_line,
+    mark_words,
+    num,
+    one_line,
+    pending_text,
+    short_time,
+    tag_pairs,
+)
+from keepui.widgets.hit_row import middle_ellipsis, readable_title
+from keepui.widgets.keys import OPTION_KEYS, focus_now, list_keys
 from keepui.widgets.parts_tree import PartsTree
 from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.status_bar import StatusBar
 from keepui.widgets.version_timeline import VersionTimeline
-from keepui_engine import Hit, Item, Workbench
+from keepui_engine import Hit, Item, Part, Workbench
 
 SIMILAR = 8
 
@@ -31,6 +40,12 @@ class SimilarList(OptionList):
     """Documents close to this one; Enter opens one."""
 
     BINDINGS = OPTION_KEYS
+
+
+class DocText(Static):
+    """The text shown (a version or a part), the search's words marked."""
+
+    COMPONENT_CLASSES = {"doc-text--match", "doc-text--title"}
 
 
 def describe_pending(item: Item) -> Text:
@@ -45,7 +60,7 @@ def describe_pending(item: Item) -> Text:
 
 
 def describe_item(item: Item) -> Text:
-    """The header of a document version: id, version, times, tags."""
+    """The header of a document version: id, version, times, tags (of that version)."""
     text = Text()
     text.append(item.id, style="bold")
     where = "current" if item.offset == 0 else f"@V{{{item.offset}}}"
@@ -55,31 +70,62 @@ def describe_item(item: Item) -> Text:
     return text
 
 
+def similar_label(hit: Hit) -> Content:
+    """`0.719  Rivers of Europe  file:///…/rivers.md`: score, title, the id dimmed."""
+    title = readable_title(hit)
+    shown = "" if title == hit.id else f"{one_line(title, 24)}  "
+    return Content.assemble(f"{num(hit.score)}  {shown}", (middle_ellipsis(hit.id, 14), "dim"))
+
+
+def wrapped_line(text: str, offset: int, width: int) -> int:
+    """About which screen line of `text` wrapped at `width` holds the character at `offset`."""
+    before = text[:offset].split("\n")
+    width = max(width, 1)
+    return (
+        sum(max(len(line) - 1, 0) // width + 1 for line in before[:-1]) + len(before[-1]) // width
+    )
+
+
 class DocumentScreen(WorkbenchScreen):
     """Everything about one document. Escape goes back to the results.
+
+    Opened from a hit, it shows what matched: the matched version under the timeline's cursor,
+    the matched part selected and shown, the search's words marked and scrolled to.
 
     Args:
         workbench: The Workbench.
         doc_id: The document to show.
+        hit: The hit it was opened from (its version and part are shown first).
+        query: The words searched for (marked in the text).
     """
 
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("y", "copy_id", "Copy id"),
-        Binding("Y", "copy_json", "Copy JSON", show=False),
-        Binding("e", "edit", "Edit"),
-        Binding("t", "edit_tags", "Tags"),
-        Binding("x", "delete", "Delete"),
-        Binding("X", "purge", "Purge", show=False),
-        Binding("a", "add_note", "Note", show=False),
-        Binding("f", "add_file", "File", show=False),
-    ]
+    BINDINGS = list_keys(
+        [
+            Binding("escape", "back", "Back"),
+            Binding("y", "copy_id", "Copy id"),
+            Binding("Y", "copy_json", "Copy JSON", show=False),
+            Binding("e", "edit", "Edit"),
+            Binding("t", "edit_tags", "Tags"),
+            Binding("x", "delete", "Delete"),
+            Binding("X", "purge", "Purge", show=False),
+            Binding("a", "add_note", "Note", show=False),
+            Binding("f", "add_file", "File", show=False),
+        ]
+    )
 
-    def __init__(self, workbench: Workbench, doc_id: str) -> None:
+    def __init__(
+        self, workbench: Workbench, doc_id: str, hit: Hit | None = None, query: str = ""
+    ) -> None:
         super().__init__(workbench)
         self.doc_id = doc_id
+        self.hit = hit
+        self.query_text = query
         self.item: Item | None = None
+        """The current version."""
+        self.shown: Item | None = None
+        """The version under the timeline's cursor (the header, parts and text follow it)."""
         self.similar: list[Hit] = []
+        self._want_part = hit.part_index if hit is not None else 0
 
     def compose(self) -> ComposeResult:
         """Header; timeline, parts and similar items on the left; the text on the right."""
@@ -91,7 +137,7 @@ class DocumentScreen(WorkbenchScreen):
                 yield PartsTree(id="parts")
                 yield SimilarList(id="similar")
             with VerticalScroll(id="doc-content"):
-                yield Static(id="doc-text", markup=False)
+                yield DocText(id="doc-text", markup=False)
         with Horizontal(id="status-row"):
             yield StatusBar(id="status")
             yield QueueStatus(id="queue-status")
@@ -105,22 +151,30 @@ class DocumentScreen(WorkbenchScreen):
         self.query_one("#doc-content").border_title = "text"
         self.query_one("#doc-header", Static).update(f"loading {self.doc_id}…")
         self.query_one("#doc-pending").display = False
-        self.query_one("#timeline").focus()
-        self.load_document()
+        focus_now(self.query_one("#timeline"))
+        self.load_document(self.hit.version if self.hit is not None else 0)
         self.watch(self.app, "queue", self._queue_moved, init=False)
 
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
-    def load_document(self) -> None:
-        """Read the document, its timeline, parts and similar items in a worker."""
+    def load_document(self, offset: int = 0) -> None:
+        """Read the document, its timeline, similar items, and the version at `offset` with
+        its parts, in a worker."""
         item = self.wb.get(self.doc_id)
         versions = self.wb.history(self.doc_id)
-        parts = self.wb.parts(self.doc_id)
+        shown = item if offset == 0 else self.wb.get(self.doc_id, offset)
+        parts = self.wb.parts(self.doc_id, offset if offset else None)
         similar: list[Hit] = []
         if item.summary.strip():
             # Similar means close in meaning: the dense channel alone.
             found = self.wb.find(item.summary[:500], limit=SIMILAR + 1, mode="dense")
             similar = [h for h in found.hits if h.id != item.id][:SIMILAR]
-        self.post_message(DocumentLoaded(item, versions, parts, similar))
+        self.post_message(DocumentLoaded(item, versions, parts, similar, shown))
+
+    @work(thread=True, exclusive=True, group="version", exit_on_error=False)
+    def load_version(self, offset: int) -> None:
+        """Read one version and its parts in a worker."""
+        item = self.wb.get(self.doc_id, offset)
+        self.post_message(VersionLoaded(item, self.wb.parts(self.doc_id, offset or None)))
 
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
     def load_diff(self, left: int, right: int) -> None:
@@ -128,22 +182,47 @@ class DocumentScreen(WorkbenchScreen):
         self.post_message(DiffReady(self.wb.diff(self.doc_id, left, right)))
 
     def on_document_loaded(self, message: DocumentLoaded) -> None:
-        """Fill every pane."""
+        """Fill every pane; the first time, put the timeline's cursor on the matched version."""
+        first = self.item is None
         self.item = message.item
         self.similar = message.similar
-        self.query_one("#doc-header", Static).update(describe_item(message.item))
         self._show_pending(message.item)
-        self.query_one("#timeline", VersionTimeline).set_versions(message.versions)
-        self.query_one("#parts", PartsTree).set_parts(message.parts)
+        timeline = self.query_one("#timeline", VersionTimeline)
+        shown = message.shown or message.item
+        if first:
+            rows = [v.offset for v in message.versions]
+            timeline.set_versions(message.versions, row=rows.index(shown.offset))
+        else:
+            timeline.set_versions(message.versions)
         similar = self.query_one("#similar", SimilarList)
         similar.clear_options()
         similar.add_options(
-            Option(Content(f"{num(h.score)}  {h.id}  {first_line(h.summary, 30)}"), id=f"sim-{i}")
-            for i, h in enumerate(message.similar)
+            Option(similar_label(h), id=f"sim-{i}") for i, h in enumerate(message.similar)
         )
         if message.similar:
             similar.highlighted = 0
-        self._show_text(message.item)
+        current = timeline.current
+        if first or current is None or current.offset == shown.offset:
+            self._show_version(shown, message.parts)
+        else:
+            self.load_version(current.offset)
+
+    def on_version_loaded(self, message: VersionLoaded) -> None:
+        """Show the version the timeline's cursor is on (a late answer for another is dropped)."""
+        current = self.query_one("#timeline", VersionTimeline).current
+        if current is not None and current.version == message.item.version:
+            self._show_version(message.item, message.parts)
+
+    def _show_version(self, item: Item, parts: list[Part]) -> None:
+        """Header, parts and text of one version (the matched part first, once)."""
+        self.shown = item
+        self.query_one("#doc-header", Static).update(describe_item(item))
+        tree = self.query_one("#parts", PartsTree)
+        tree.display = bool(parts)
+        want, self._want_part = self._want_part, 0
+        tree.set_parts(parts, select=want)
+        if not (want and any(p.part == want for p in parts)):
+            self._show_text(item)
 
     def _show_pending(self, item: Item) -> None:
         box = self.query_one("#doc-pending", Static)
@@ -159,26 +238,27 @@ class DocumentScreen(WorkbenchScreen):
         if self.item.pending or any(e.get("doc_id") == self.doc_id for e in listed):
             self.load_document()
 
-    def _show_text(self, item: Item, title: str | None = None) -> None:
+    def _show_text(self, item: Item) -> None:
         content = self.query_one("#doc-content", VerticalScroll)
         where = "current" if item.offset == 0 else f"@V{{{item.offset}}}"
-        content.border_title = title or f"text · v{item.version} ({where})"
+        content.border_title = f"text · v{item.version} ({where})"
         body = item.text if item.text is not None else f"(summary only)\n{item.summary}"
-        self.query_one("#doc-text", Static).update(body)
+        self._set_text(Text(body))
+
+    def _set_text(self, body: Text) -> None:
+        """Show a text with the search's words marked, scrolled to the first of them."""
+        text = self.query_one("#doc-text", DocText)
+        style = text.get_component_rich_style("doc-text--match")
+        first = mark_words(body, self.query_text, style)
+        text.update(body)
+        content = self.query_one("#doc-content", VerticalScroll)
+        line = wrapped_line(body.plain, first, content.size.width - 2) if first else 0
+        content.scroll_to(y=max(line - 2, 0), animate=False)
 
     @on(VersionTimeline.Highlighted)
     def _version(self, event: VersionTimeline.Highlighted) -> None:
-        if self.item is not None and event.version.version != self.item.version:
-            self.load_item(self.doc_id, "version", event.version.offset)
-        elif self.item is not None:
-            self._show_text(self.item)
-
-    def item_loaded(self, message: ItemLoaded) -> None:
-        """Show the text of the version under the timeline's cursor."""
-        timeline = self.query_one("#timeline", VersionTimeline)
-        current = timeline.current
-        if message.purpose == "version" and current and current.version == message.item.version:
-            self._show_text(message.item)
+        if self.shown is not None and event.version.version != self.shown.version:
+            self.load_version(event.version.offset)
 
     @on(VersionTimeline.Picked)
     def _picked(self, event: VersionTimeline.Picked) -> None:
@@ -198,11 +278,21 @@ class DocumentScreen(WorkbenchScreen):
     def _part(self, event: PartsTree.PartChosen) -> None:
         part = event.part
         if part is None:
-            if self.item is not None:
-                self._show_text(self.item)
+            if self.shown is not None:
+                self._show_text(self.shown)
             return
-        self.query_one("#doc-content").border_title = f"part {part.address} · {part.position}"
-        self.query_one("#doc-text", Static).update(part.text or part.summary)
+        count = len(self.query_one("#parts", PartsTree).parts)
+        content = self.query_one("#doc-content")
+        content.border_title = f"part {part.part} of {count} · {part.kind} · {part.position}"
+        body = Text()
+        text = part.text or part.summary
+        opening = first_line(text, 400).lstrip("#* ").strip()
+        if part.title and opening != part.title.strip():
+            # the whole title, wrapped (the tree's line may cut it)
+            title = self.query_one("#doc-text", DocText).get_component_rich_style("doc-text--title")
+            body.append(part.title + "\n\n", style=title)
+        body.append(text)
+        self._set_text(body)
 
     @on(OptionList.OptionSelected, "#similar")
     def _open_similar(self, event: OptionList.OptionSelected) -> None:

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from keepui.widgets.keys import focus_now
 from keepui_engine import KeepuiError
 
 
@@ -49,7 +50,7 @@ class ErrorModal(ModalScreen[None]):
 
     def on_mount(self) -> None:
         """Focus the button so Enter closes the dialog."""
-        self.query_one("#error-ok", Button).focus()
+        focus_now(self.query_one("#error-ok", Button))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Close."""

@@ -23,6 +23,7 @@ from keepui.widgets.flow_log import FlowLog
 from keepui.widgets.flow_results import FlowResults
 from keepui.widgets.flow_status import header_content, outcome_text
 from keepui.widgets.footer import KeepuiFooter
+from keepui.widgets.keys import focus_now, list_keys
 from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.status_bar import StatusBar
 from keepui_engine import FindQuery, FlowError, FlowInfo, FlowResult, UsageError, Workbench
@@ -45,16 +46,18 @@ class FlowsScreen(WorkbenchScreen):
         timings: Show elapsed times (snapshots turn them off).
     """
 
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("n", "next", "Next"),
-        Binding("c", "continue", "Continue"),
-        Binding("r", "restart", "Restart"),
-        Binding("s", "toggle_step", "Step"),
-        Binding("e", "edit_params", "Params"),
-        Binding("f", "pick_flow", "Flow", show=False),
-        Binding("y", "copy_id", "Copy id", show=False),
-    ]
+    BINDINGS = list_keys(
+        [
+            Binding("escape", "back", "Back"),
+            Binding("n", "next", "Next"),
+            Binding("c", "continue", "Continue"),
+            Binding("r", "restart", "Restart"),
+            Binding("s", "toggle_step", "Step"),
+            Binding("e", "edit_params", "Params"),
+            Binding("f", "pick_flow", "Flow", show=False),
+            Binding("y", "copy_id", "Copy id", show=False),
+        ]
+    )
 
     status = reactive("starting", init=False)
     """`starting`, `running`, `paused`, then `done`, `error`, `stopped` or `failed` (raised)."""
@@ -122,7 +125,7 @@ class FlowsScreen(WorkbenchScreen):
         self.query_one("#flow-log").border_title = "ticks"
         self.query_one("#flow-results").border_title = "results"
         self.query_one("#flow-params").border_title = "params (r or Enter restarts)"
-        self.query_one("#flow-log").focus()
+        focus_now(self.query_one("#flow-log"))
         await self.start_run()
 
     def on_unmount(self) -> None:
@@ -262,7 +265,7 @@ class FlowsScreen(WorkbenchScreen):
     async def _params_entered(self, event: Input.Submitted) -> None:
         event.stop()
         if await self.start_run():
-            self.query_one("#flow-log").focus()
+            focus_now(self.query_one("#flow-log"))
 
     @on(FlowResults.Chosen)
     def _open(self, event: FlowResults.Chosen) -> None:
@@ -315,6 +318,7 @@ class FlowsScreen(WorkbenchScreen):
             paused=paused,
             failure=self.failure,
             timings=self.timings,
+            paused_ms=1000 * self.control.paused_s if self.control is not None else 0.0,
         )
         line.update(outcome)
         for kind in ("running", "paused", "done", "stopped", "error", "failed"):
@@ -371,19 +375,19 @@ class FlowsScreen(WorkbenchScreen):
 
     def action_edit_params(self) -> None:
         """Put the cursor in the params editor."""
-        self.query_one("#flow-params", Input).focus()
+        focus_now(self.query_one("#flow-params", Input))
 
     def action_pick_flow(self) -> None:
         """Open the state doc picker."""
         self.want_flows()
         picker = self.query_one("#flow-name", Select)
-        picker.focus()
+        focus_now(picker)
         picker.expanded = True
 
     def action_back(self) -> None:
         """Leave the params editor or the picker; else cancel the run and go back."""
         if isinstance(self.focused, Input | Select):
-            self.query_one("#flow-log").focus()
+            focus_now(self.query_one("#flow-log"))
             return
         self._stop_run()
         self.app.pop_screen()

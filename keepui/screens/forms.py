@@ -9,8 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, TextArea
+
+from keepui.screens.folder_picker import FolderPicker
+from keepui.widgets.keys import focus_now
+from keepui.widgets.path_input import PathInput
 
 
 def split_tags(text: str) -> list[str]:
@@ -25,6 +30,10 @@ def split_tags(text: str) -> list[str]:
 def join_tags(tags: list[str]) -> str:
     """The inverse of `split_tags`."""
     return " ".join(shlex.quote(t) for t in tags)
+
+
+MATCHES_SHOWN = 8
+"""Names listed when a Tab in the path box fits several."""
 
 
 @dataclass
@@ -59,20 +68,34 @@ class TagEdit:
     """Keys to remove."""
 
 
-class _Form(ModalScreen[object]):
-    """Shared keys: Ctrl+S saves, Escape cancels; an error line under the fields."""
+SINGLE_LINE_KEYS = "Enter saves · Tab next field · Esc cancels"
+MULTI_LINE_KEYS = "Ctrl+S saves · Tab next field · Esc cancels"
+
+
+class FormModal(ModalScreen[object]):
+    """Shared keys: Enter (in a one-line field) or Ctrl+S saves, Escape cancels, Tab moves.
+
+    Tab and Shift+Tab are priority bindings that move the focus at once, so letters typed
+    right after them land in the next field, not the one just left. In a path box Tab first
+    completes the path, like a shell.
+    """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save"),
+        Binding("tab", "next_field(1)", "Next field", show=False, priority=True),
+        Binding("shift+tab", "next_field(-1)", "Previous field", show=False, priority=True),
     ]
+    KEYS = SINGLE_LINE_KEYS
+    """The keys line under the buttons (multi-line forms name Ctrl+S)."""
 
     def buttons(self) -> ComposeResult:
-        """The error line and the Save / Cancel buttons."""
+        """The error line, the Save / Cancel buttons and the keys line."""
         yield Label("", id="form-error", classes="form-error")
         with Horizontal(classes="modal-buttons"):
             yield Button("Save", id="form-save", variant="primary")
             yield Button("Cancel", id="form-cancel")
+        yield Label(self.KEYS, classes="form-keys")
 
     def fail(self, message: str) -> None:
         """Show what is wrong with the input."""
@@ -85,6 +108,40 @@ class _Form(ModalScreen[object]):
         except ValueError as exc:
             self.fail(f"tags: {exc}")
             return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Tab in a path box is the box's own (it completes, in the order keys were typed)."""
+        if action == "next_field" and parameters == (1,):
+            return not isinstance(self.focused, PathInput)
+        return True
+
+    def action_next_field(self, step: int) -> None:
+        """Move to the next (or previous) field at once."""
+        if step > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
+
+    @on(PathInput.Completed)
+    def _completed(self, event: PathInput.Completed) -> None:
+        done = event.completion
+        self.show_matches(done.matches if not done.changed and len(done.matches) > 1 else [])
+
+    def show_matches(self, matches: list[str]) -> None:
+        """Several names fit the typed path: list them (on the error line)."""
+        if matches:
+            shown = "  ".join(matches[:MATCHES_SHOWN])
+            more = (
+                f"  … {len(matches) - MATCHES_SHOWN} more" if len(matches) > MATCHES_SHOWN else ""
+            )
+            self.query_one("#form-error", Label).update(Content(shown + more))
+        else:
+            self.fail("")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_save()
 
     @on(Button.Pressed, "#form-save")
     def _save(self) -> None:
@@ -103,12 +160,14 @@ class _Form(ModalScreen[object]):
         raise NotImplementedError
 
 
-class NoteModal(_Form):
-    """Write a new note: text, an optional id, tags."""
+class NoteModal(FormModal):
+    """Write a new note: text, an optional id, tags (Enter in the id or tags saves too)."""
+
+    KEYS = MULTI_LINE_KEYS
 
     def compose(self) -> ComposeResult:
         """Text area, id and tags inputs, buttons."""
-        with Vertical(classes="modal-box form-box"):
+        with Vertical(classes="modal-box form-box", id="note-box"):
             yield Label("New note", classes="modal-title")
             yield TextArea(id="note-text")
             yield Input(placeholder="id (optional)", id="note-id")
@@ -117,7 +176,7 @@ class NoteModal(_Form):
 
     def on_mount(self) -> None:
         """Start in the text."""
-        self.query_one("#note-text", TextArea).focus()
+        focus_now(self.query_one("#note-text", TextArea))
 
     def action_save(self) -> None:
         """Close with a NoteInput (refuses empty text)."""
@@ -132,14 +191,20 @@ class NoteModal(_Form):
         self.dismiss(NoteInput(text, doc_id, tags))
 
 
-class FileModal(_Form):
-    """Add a file of any format, a whole folder, or an http(s) URL, with tags."""
+class FileModal(FormModal):
+    """Add a file of any format, a whole folder, or an http(s) URL, with tags.
+
+    Tab completes the path; Ctrl+O opens a folder picker.
+    """
+
+    BINDINGS = [Binding("ctrl+o", "browse", "Browse")]
+    KEYS = "Enter saves · Tab completes · Ctrl+O browses · Esc cancels"
 
     def compose(self) -> ComposeResult:
         """Path and tags inputs, buttons."""
         with Vertical(classes="modal-box form-box"):
             yield Label("Add a file, folder or URL (any format)", classes="modal-title")
-            yield Input(
+            yield PathInput(
                 placeholder="e.g. ~/notes/meeting.pdf, ~/papers/ or https://…", id="file-path"
             )
             yield Input(placeholder="tags: topic=db", id="file-tags")
@@ -147,12 +212,19 @@ class FileModal(_Form):
 
     def on_mount(self) -> None:
         """Start in the path."""
-        self.query_one("#file-path", Input).focus()
+        focus_now(self.query_one("#file-path", Input))
 
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_save()
+    def action_browse(self) -> None:
+        """Pick the file or folder in a tree (it opens where the typed path points)."""
+        box = self.query_one("#file-path", PathInput)
+
+        def picked(path: str | None) -> None:
+            if path:
+                box.value = path
+                box.cursor_position = len(path)
+            focus_now(box)
+
+        self.app.push_screen(FolderPicker(box.value), picked)
 
     def action_save(self) -> None:
         """Close with a FileInput (refuses an empty path)."""
@@ -165,7 +237,7 @@ class FileModal(_Form):
             self.dismiss(FileInput(path, tags))
 
 
-class TagsModal(_Form):
+class TagsModal(FormModal):
     """Edit a document's user tags as `key=value` words.
 
     Args:
@@ -187,12 +259,7 @@ class TagsModal(_Form):
 
     def on_mount(self) -> None:
         """Start in the input."""
-        self.query_one("#tags-input", Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_save()
+        focus_now(self.query_one("#tags-input", Input))
 
     def action_save(self) -> None:
         """Close with a TagEdit: every typed tag is set, keys no longer typed are removed."""

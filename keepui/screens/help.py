@@ -16,21 +16,30 @@ HELP = """\
 line at the bottom right) the background queue: failures with their errors, `r` retry and `x`
 purge dead letters.
 
+**Two modes**, named at the left of the key bar: `INPUT` while a text box has the cursor
+(letters type) and `LIST` otherwise (letters are keys). The smallest window is 60×15.
+
 ## Search (main screen)
 | key | action |
 |---|---|
-| `/` | focus the search bar; `Enter` runs the search in a new tab |
-| `Enter` on a hit | open the document |
+| `/` | the search bar (INPUT); `Enter` runs the search in a new tab, the cursor on its first hit |
+| `↓` / `Tab` in the bar | into the hits (LIST); `Escape` leaves the bar too |
+| `Tab` / `Shift+Tab` | next / previous pane: bar, hits, detail, history, mode |
+| `Enter` on a hit | open the document at what matched: its version, its part, the words marked |
 | `[` `]` | previous / next result tab; `w` closes the tab |
+| `n` / `s` | name the tab / export it to a file (`.json`: JSON, else Markdown) |
 | `c` | compare this tab with the one before: ids that entered, left or moved |
 | `r` | run this tab's search again (refresh in place) |
 | `h` | show / hide the search history; `Enter` on an entry runs it again |
 | `y` / `Y` | copy the hit's id / its JSON |
 | `e` | open the document's text in `$EDITOR`; saving a change makes a new version |
-| `a` / `f` | add a note / add a file of any format, a folder, or an http(s) URL |
+| `a` / `f` | add a note / a file, folder or URL (`Tab` completes the path, `Ctrl+O` browses) |
 | `t` | edit the hit's tags |
 | `x` / `X` | delete (revert to the previous version) / purge with all history |
 | `Ctrl+R` / `Ctrl+T` | run query-resolve on this tab's query (or the typed text) / step it |
+
+**Rows**: the title (`title` tag, else the file name, else the first words), the id dimmed
+after it (`@V{N}`: an older version matched), then score, sim, bm25, decay and age.
 
 **Search syntax**: words, plus filters `tag:key=value` (or `tag:key`), `since:P7D`,
 `since:2026-11-01`, `until:…`, `mode:dense|bm25|hybrid`, `n:20`, `min:0.3`,
@@ -61,7 +70,13 @@ entropy, lineage) and top hits; then the outcome, its reason and the final resul
 | `Escape` | leave the editor; else cancel the run and go back |
 
 ## Diff
-`n` / `p` next / previous change · `j`/`k` scroll (both sides together) · `Escape` back.
+`n` / `p` next / previous change (`change k of N` above the panes; the view scrolls sideways to
+the changed words) · `u` unified / side by side · `j`/`k` scroll (both sides together) ·
+`Escape` back.
+
+## Dialogs
+`Enter` saves a one-line form · `Ctrl+S` saves the note form · `Tab` next field · `Escape`
+cancels.
 """
 
 

@@ -6,7 +6,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, TabbedContent
+from textual.widgets import Input, Select, TabbedContent
 
 from keepui.messages import (
     EngineFailed,
@@ -15,18 +15,22 @@ from keepui.messages import (
     SearchFinished,
     SearchRecorded,
     StoreChanged,
+    WriteDone,
 )
 from keepui.screens.base import WorkbenchScreen
-from keepui.screens.compare import CompareScreen
+from keepui.screens.compare import compare_tabs
+from keepui.screens.export import ask_export, ask_name
 from keepui.widgets.detail_pane import DetailPane
 from keepui.widgets.footer import KeepuiFooter
+from keepui.widgets.format import tui_words
 from keepui.widgets.history_list import HistoryList
+from keepui.widgets.keys import focus_now, list_keys
 from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
 from keepui.widgets.search_bar import SearchBar, parse_search
 from keepui.widgets.status_bar import StatusBar
-from keepui_engine import FindQuery, Hit, SearchRecord, UsageError, Workbench, compare_results
+from keepui_engine import FindQuery, Hit, SearchRecord, UsageError, Workbench
 
 HINT = "Type a query and press Enter. F1 lists the keys; Ctrl+P reaches every action."
 
@@ -34,37 +38,52 @@ HINT = "Type a query and press Enter. F1 lists the keys; Ctrl+P reaches every ac
 class MainScreen(WorkbenchScreen):
     """Where research starts: every search opens a tab; Enter on a hit opens the document."""
 
-    BINDINGS = [
-        Binding("slash", "focus_search", "Search"),
-        Binding("escape", "back", "Back", show=False),
-        Binding("h", "toggle_history", "History"),
-        Binding("c", "compare", "Compare"),
-        Binding("r", "rerun", "Re-run"),
-        Binding(
-            "ctrl+r",
-            "run_flow",
-            "Flow",
-            tooltip="Run flow: query-resolve on the current query",
-        ),
-        Binding(
-            "ctrl+t",
-            "step_flow",
-            "Step flow",
-            show=False,
-            tooltip="Step through flow: query-resolve on the current query, tick by tick",
-        ),
-        Binding("w", "close_tab", "Close tab"),
-        Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False),
-        Binding("right_square_bracket", "tab(1)", "Next tab", show=False),
-        Binding("a", "add_note", "Note"),
-        Binding("f", "add_file", "File", show=False),
-        Binding("t", "edit_tags", "Tags"),
-        Binding("e", "edit", "Edit", show=False),
-        Binding("y", "copy_id", "Copy id"),
-        Binding("Y", "copy_json", "Copy JSON", show=False),
-        Binding("x", "delete", "Delete", show=False),
-        Binding("X", "purge", "Purge", show=False),
-    ]
+    BINDINGS = list_keys(
+        [
+            # Keys that move the focus are priority bindings that move it at once (`focus_now`),
+            # so keys typed right after them (a burst from tmux) land in the new place; letter
+            # keys are priority bindings too, off in input mode (`list_keys`).
+            Binding("slash", "focus_search", "Search", priority=True),
+            Binding("down", "to_results", "Results", priority=True),
+            Binding("escape", "back", "Leave", priority=True),
+            Binding("tab", "cycle_focus(1)", "Next pane", show=False, priority=True),
+            Binding("shift+tab", "cycle_focus(-1)", "Previous pane", show=False, priority=True),
+            Binding("h", "toggle_history", "History", show=False),
+            Binding("c", "compare", "Compare"),
+            Binding("r", "rerun", "Re-run", show=False),
+            Binding(
+                "ctrl+r",
+                "run_flow",
+                "Flow",
+                tooltip="Run flow: query-resolve on the current query",
+            ),
+            Binding(
+                "ctrl+t",
+                "step_flow",
+                "Step flow",
+                show=False,
+                tooltip="Step through flow: query-resolve on the current query, tick by tick",
+            ),
+            Binding("w", "close_tab", "Close tab", show=False),
+            Binding("n", "name_tab", "Name tab", show=False),
+            Binding(
+                "s", "export_tab", "Export tab", show=False, tooltip="Export tab: JSON or Markdown"
+            ),
+            Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False),
+            Binding("right_square_bracket", "tab(1)", "Next tab", show=False),
+            Binding("a", "add_note", "Note"),
+            Binding("f", "add_file", "File", show=False),
+            Binding("t", "edit_tags", "Tags"),
+            Binding("e", "edit", "Edit", show=False),
+            Binding("y", "copy_id", "Copy id"),
+            Binding("Y", "copy_json", "Copy JSON", show=False),
+            Binding("x", "delete", "Delete", show=False),
+            Binding("X", "purge", "Purge", show=False),
+        ]
+    )
+
+    AUTO_FOCUS = ""
+    """Nothing is focused for us: the bar is on mount, and after Escape nothing may be."""
 
     def __init__(self, workbench: Workbench) -> None:
         super().__init__(workbench)
@@ -87,7 +106,7 @@ class MainScreen(WorkbenchScreen):
         """Focus the search bar and load the search history."""
         self.query_one("#history", HistoryList).border_title = "history"
         self.query_one("#detail", DetailPane).show_message(HINT)
-        self.query_one("#search-input", Input).focus()
+        focus_now(self._box())
         self.load_history()
         self.watch(self.app, "queue", self._queue_moved, init=False)
 
@@ -108,8 +127,9 @@ class MainScreen(WorkbenchScreen):
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def load_preview(self, hit: Hit) -> None:
-        """Read the hit's matched version for the detail pane."""
-        self.post_message(ItemLoaded(self.wb.get(hit.matched), "preview", hit))
+        """Read the hit's matched version (and the current one, when older) for the detail."""
+        current = self.wb.get(hit.id) if hit.version else None
+        self.post_message(ItemLoaded(self.wb.get(hit.matched), "preview", hit, current))
 
     # -- messages -------------------------------------------------------------------------------
     @on(SearchBar.Submitted)
@@ -132,8 +152,8 @@ class MainScreen(WorkbenchScreen):
             return
         pane = await tabs.add_result(message.q, message.result)
         for note in message.result.notes:
-            self.notify(note, timeout=4, markup=False)
-        pane.focus()
+            self.notify(tui_words(note), timeout=4, markup=False)
+        focus_now(pane)  # list mode, the cursor on the first hit
 
     def on_search_recorded(self, message: SearchRecorded) -> None:
         """Add the search to the history (after the next paint: the results come first)."""
@@ -175,6 +195,8 @@ class MainScreen(WorkbenchScreen):
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         pane = self.query_one("#results", ResultTabs).current
         if pane is not None:
+            if pane.stale:
+                self.refresh_current()
             self.post_message(ResultPane.HitHighlighted(pane, pane.current_hit))
 
     def item_loaded(self, message: ItemLoaded) -> None:
@@ -184,13 +206,14 @@ class MainScreen(WorkbenchScreen):
         if message.purpose != "preview" or pane is None or hit is None:
             return
         if pane.current_hit is not None and pane.current_hit.matched == hit.matched:
-            self.query_one("#detail", DetailPane).show_hit(hit, pane.q.query, message.item)
+            detail = self.query_one("#detail", DetailPane)
+            detail.show_hit(hit, pane.q.query, message.item, message.current)
 
     @on(ResultPane.HitChosen)
     def _open(self, event: ResultPane.HitChosen) -> None:
         from keepui.screens.document import DocumentScreen
 
-        self.app.push_screen(DocumentScreen(self.wb, event.hit.id))
+        self.app.push_screen(DocumentScreen(self.wb, event.hit.id, event.hit, event.query))
 
     def _queue_moved(self, report: object) -> None:
         """Background work moved: reload the preview whose document had work outstanding."""
@@ -201,14 +224,31 @@ class MainScreen(WorkbenchScreen):
             self.load_preview(hit)
 
     def on_store_changed(self, message: StoreChanged) -> None:
-        """Another process (or this one) wrote: refresh the open tab and the history."""
-        self.refresh_current()
+        """Another process (or this one) wrote: refresh the tabs and the history."""
+        self.refresh_tabs()
         self.load_history()
+
+    def after_write(self, message: WriteDone) -> None:
+        """A write from here (tags, text, delete): the hits show the new versions at once."""
+        if message.action != "exported":
+            self.refresh_tabs()
+
+    def refresh_tabs(self) -> None:
+        """Run the active tab's search again now, and every other tab's when it is next shown.
+
+        A hit's version is an offset from the newest one, so after a write an old hit names
+        another version than it did (a tag edit moves the old head to @V{1}).
+        """
+        tabs = self.query_one("#results", ResultTabs)
+        for pane in tabs.panes:
+            pane.stale = pane is not tabs.current
+        self.refresh_current()
 
     def refresh_current(self) -> None:
         """Run the active tab's search again, updating that tab."""
         pane = self.query_one("#results", ResultTabs).current
         if pane is not None:
+            pane.stale = False
             parent = pane.parent
             pane_id = parent.id if parent is not None else None
             if pane_id:
@@ -221,17 +261,68 @@ class MainScreen(WorkbenchScreen):
         hit = pane.current_hit if pane is not None else None
         return (hit.id, hit.to_dict()) if hit is not None else None
 
+    def allows(self, action: str, *, typing: bool) -> bool:
+        """Input mode (the search bar has the focus) and list mode get different keys."""
+        if not self.is_mounted:
+            return True
+        in_bar = self.focused is not None and self.focused.id == "search-input"
+        if action == "focus_search":
+            # in the bar `/` is a letter, except as its first one (a habit from list mode)
+            return not typing or (in_bar and self._bar_empty())
+        if action == "to_results":
+            return in_bar and self.query_one("#results", ResultTabs).current is not None
+        if action == "back":
+            return in_bar
+        if action == "cycle_focus":  # an open mode list keeps Tab for itself
+            return not self.query_one("#search-mode", Select).expanded
+        return super().allows(action, typing=typing)
+
+    def _box(self) -> Input:
+        return self.query_one("#search-input", Input)
+
+    def _bar_empty(self) -> bool:
+        """The bar holds nothing, and no typed letter is still on its way to it."""
+        box = self._box()
+        queue = getattr(box, "_message_queue", None)  # keys typed fast wait there
+        return not box.value and (queue is None or queue.empty())
+
     def action_focus_search(self) -> None:
-        """Put the cursor in the search bar."""
-        self.query_one("#search-input", Input).focus()
+        """Put the cursor in the search bar (input mode)."""
+        focus_now(self._box())
+
+    def action_to_results(self) -> None:
+        """Down from the search bar: into the active tab's hits (list mode)."""
+        focus_now(self.query_one("#results", ResultTabs).current)
 
     def action_back(self) -> None:
-        """Escape: leave the search bar for the results."""
+        """Escape: leave the search bar for the results (or the history), in list mode."""
         pane = self.query_one("#results", ResultTabs).current
+        history = self.query_one("#history", HistoryList)
         if pane is not None:
-            pane.focus()
+            focus_now(pane)
+        elif history.display and history.option_count:
+            focus_now(history)
         else:
-            self.query_one("#history", HistoryList).focus()
+            self.set_focus(None)
+
+    def action_cycle_focus(self, step: int) -> None:
+        """Tab / Shift+Tab: search bar → hits → detail → history → mode → search bar."""
+        cycle = [
+            w
+            for w in (
+                self._box(),
+                self.query_one("#results", ResultTabs).current,
+                self.query_one("#detail", DetailPane),
+                self.query_one("#history", HistoryList),
+                self.query_one("#search-mode", Select),
+            )
+            if w is not None and w.focusable and w.display and w.region.area
+        ]
+        if not cycle:
+            return
+        here = self.focused
+        start = cycle.index(here) if here in cycle else -1 if step > 0 else 0
+        focus_now(cycle[(start + step) % len(cycle)])
 
     def action_toggle_history(self) -> None:
         """Show or hide the history sidebar."""
@@ -258,7 +349,7 @@ class MainScreen(WorkbenchScreen):
         target = panes[(panes.index(current) + step) % len(panes)]
         if target.parent is not None and target.parent.id:
             tabs.active = target.parent.id
-            target.focus()
+            focus_now(target)
 
     def action_run_flow(self, step: bool = False) -> None:
         """Open the flow screen: query-resolve on the current query, running (or stepping)."""
@@ -292,18 +383,16 @@ class MainScreen(WorkbenchScreen):
 
     def action_compare(self) -> None:
         """Compare the active tab with the tab opened before it."""
-        tabs = self.query_one("#results", ResultTabs)
-        current = tabs.current
-        other = tabs.before(current) if current is not None else None
-        if current is None or other is None:
+        screen = compare_tabs(self.query_one("#results", ResultTabs))
+        if screen is None:
             self.notify("Open two result tabs to compare them.", severity="warning")
-            return
-        first, second = sorted((other, current), key=lambda p: tabs.panes.index(p))
-        comparison = compare_results(first.ids, second.ids)
-        self.app.push_screen(CompareScreen(_label(first), _label(second), comparison))
+        else:
+            self.app.push_screen(screen)
 
+    def action_name_tab(self) -> None:
+        """Name the active result tab (its label and its export carry the name)."""
+        ask_name(self, self.query_one("#results", ResultTabs))
 
-def _label(pane: ResultPane) -> str:
-    parent = pane.parent
-    number = parent.id.rsplit("-", 1)[-1] if parent is not None and parent.id else "?"
-    return f"tab {number}: {pane.q.query}"
+    def action_export_tab(self) -> None:
+        """Export the active tab's hits (ids, scores, summaries) to a JSON or Markdown file."""
+        ask_export(self, self.query_one("#results", ResultTabs))

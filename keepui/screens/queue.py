@@ -19,6 +19,7 @@ from textual.worker import Worker, WorkerState
 from keepui.messages import EngineFailed, QueueChanged
 from keepui.screens.confirm import ConfirmModal
 from keepui.widgets.format import plural, short_time
+from keepui.widgets.keys import focus_now
 from keepui.widgets.queue_status import queue_text, queue_totals
 from keepui_engine import Workbench
 
@@ -93,7 +94,7 @@ class QueueModal(ModalScreen[None]):
 
     def on_mount(self) -> None:
         """Show the app's latest report, follow it, and ask for a fresh one."""
-        self.query_one("#queue-close", Button).focus()
+        focus_now(self.query_one("#queue-close", Button))
         self.watch(self.app, "queue", self._show)
         self.load()
 

@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-import re
-
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from keepui.widgets.format import age, num, pending_text, short_time, tag_pairs
+from keepui.widgets.format import (
+    age,
+    mark_words,
+    num,
+    pending_text,
+    query_terms,
+    short_time,
+    tag_pairs,
+)
 from keepui_engine import Hit, Item
 
 PREVIEW_CHARS = 6000
-_WORD = re.compile(r"\w{2,}")
-
-
-def query_terms(query: str) -> list[str]:
-    """Words of a query worth marking in a text (2 letters or more), longest first."""
-    return sorted({w.lower() for w in _WORD.findall(query)}, key=len, reverse=True)
+__all__ = ["DetailPane", "part_line", "query_terms", "score_line"]
 
 
 def score_line(hit: Hit) -> str:
@@ -62,8 +63,17 @@ class DetailPane(VerticalScroll):
         self.item = None
         self.query_one("#detail-body", Static).update(Text(message, style="dim"))
 
-    def show_hit(self, hit: Hit, query: str, item: Item | None = None) -> None:
-        """Describe a hit; with `item`, add its text with the query's words marked."""
+    def show_hit(
+        self, hit: Hit, query: str, item: Item | None = None, current: Item | None = None
+    ) -> None:
+        """Describe a hit; with `item`, add its text with the query's words marked.
+
+        Args:
+            hit: The hit.
+            query: The search's words (marked in the text).
+            item: The version that matched, once loaded.
+            current: The document's current version, when the hit matched an older one.
+        """
         self.hit = hit
         self.item = item
         label = self.get_component_rich_style("detail-pane--label")
@@ -77,6 +87,12 @@ class DetailPane(VerticalScroll):
                 body.append("match ", style=label).append(f"{hit.part['excerpt']}\n")
         tags = tag_pairs(hit.tags)
         body.append("tags ", style=label).append((" ".join(tags) or "none") + "\n")
+        if current is not None and item is not None and current.version != item.version:
+            now_tags = " ".join(tag_pairs(current.tags)) or "none"
+            body.append("now ", style=label).append(
+                f"it matched v{item.version}, an older version; the current one is "
+                f"v{current.version} of {current.versions}, tags {now_tags}\n"
+            )
         body.append("created ", style=label).append(short_time(hit.created))
         body.append("  updated ", style=label).append(
             f"{short_time(hit.updated)} ({age(hit.updated)} ago)\n"
@@ -102,8 +118,4 @@ class DetailPane(VerticalScroll):
         return ""
 
     def _mark(self, body: Text, query: str) -> None:
-        terms = query_terms(query)
-        if terms:
-            style = self.get_component_rich_style("detail-pane--match")
-            pattern = r"\b(" + "|".join(re.escape(t) for t in terms) + r")\w*"
-            body.highlight_regex(re.compile(pattern, re.IGNORECASE), style=style)
+        mark_words(body, query, self.get_component_rich_style("detail-pane--match"))

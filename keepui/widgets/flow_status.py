@@ -35,6 +35,7 @@ def outcome_text(
     paused: tuple[int, str] | None = None,
     failure: str = "",
     timings: bool = True,
+    paused_ms: float = 0.0,
 ) -> str:
     """Where the run stands: running, paused before tick N, or how it ended and why.
 
@@ -46,6 +47,7 @@ def outcome_text(
         paused: (tick, state) it waits before, in step mode.
         failure: The error's title when the run raised.
         timings: Say how long it took.
+        paused_ms: Time the run waited in step mode (not counted in how long it took).
     """
     if status == "paused" and paused is not None:
         tick, state = paused
@@ -55,7 +57,9 @@ def outcome_text(
         return f"running {flow}{done}…"
     if status == "failed" or result is None:
         return f"failed: {failure} (see the error dialog); r runs it again"
-    ms = f" in {result.elapsed_ms:.0f} ms" if timings else ""
+    ms = f" in {max(result.elapsed_ms - paused_ms, 0.0):.0f} ms" if timings else ""
+    if timings and paused_ms >= 1:
+        ms += f" (+{paused_ms / 1000:.1f} s paused)"
     path = " → ".join(result.history)
     line = f"{result.status}: {result.reason} · {len(result.ticks)} tick(s){ms}: {path}"
     if result.cursor:

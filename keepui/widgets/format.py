@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 
 
@@ -39,6 +41,15 @@ def short_time(value: str) -> str:
 def first_line(text: str, width: int = 80) -> str:
     """The first non-empty line of a text, cut to a width."""
     line = next((x.strip() for x in text.splitlines() if x.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def one_line(text: str, width: int) -> str:
+    """A text as one line of at most `width` characters (runs of white space become one).
+
+    Only the first `4 × width` characters are read, so a huge text costs no more than a short.
+    """
+    line = " ".join(text[: width * 4].split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -96,3 +107,49 @@ def pending_text(entry: dict[str, Any]) -> str:
     if state == "dead":
         return f"{task} failed after {tries}, gave up: {error}"
     return f"{task} {state}"
+
+
+_FLAG_WORDS = {
+    "since": "since",
+    "until": "until",
+    "mode": "mode",
+    "fusion": "fusion",
+    "rerank": "rerank",
+    "limit": "n",
+    "min-score": "min",
+    "tag": "tag",
+}
+_FLAG_VALUE = re.compile(
+    r"--(?P<flag>" + "|".join(re.escape(f) for f in _FLAG_WORDS) + r")"
+    r"(?: '(?P<quoted>[^']*)'| (?P<number>-?\d+(?:\.\d+)?)(?!\w|\.\d))?"
+)
+
+
+def tui_words(text: str) -> str:
+    """An engine message in the search bar's words: `--since 'x'` -> `since:x`, `--min-score
+    0.5` -> `min:0.5`, `--limit 0` -> `n:0`, `--no-dedup` -> `dedup:off`."""
+
+    def word(m: re.Match[str]) -> str:
+        value = m.group("quoted") if m.group("quoted") is not None else m.group("number")
+        return f"{_FLAG_WORDS[m.group('flag')]}:{value or ''}"
+
+    return _FLAG_VALUE.sub(word, text.replace("--no-dedup", "dedup:off"))
+
+
+_WORD = re.compile(r"\w{2,}")
+
+
+def query_terms(query: str) -> list[str]:
+    """Words of a query worth marking in a text (2 letters or more), longest first."""
+    return sorted({w.lower() for w in _WORD.findall(query[:2000])}, key=len, reverse=True)
+
+
+def mark_words(body: Text, query: str, style: str | Style) -> int | None:
+    """Style every word of `body` that starts with a query word; the first one's offset."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in terms) + r")\w*", re.IGNORECASE)
+    body.highlight_regex(pattern, style=style)
+    first = pattern.search(body.plain)
+    return first.start() if first else None

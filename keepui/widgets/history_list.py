@@ -9,12 +9,14 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from keepui.widgets.format import age
+from keepui.widgets.format import age, one_line
 from keepui.widgets.keys import OPTION_KEYS
 from keepui.widgets.search_bar import format_search
 from keepui_engine import SearchRecord
 
 IDS_WIDTH = 28
+QUERY_SHOWN = 84
+"""Characters of a past query shown (three lines of the sidebar; the bar gets all of it)."""
 MAX_SHOWN = 200
 """Searches kept in the list during a session (the store keeps them all; 100 load at start)."""
 
@@ -22,7 +24,7 @@ MAX_SHOWN = 200
 def _prompt(record: SearchRecord) -> Content:
     q = record.q
     extra = format_search(q)[len(q.query) :].strip()
-    lines = Content.from_text(q.query, markup=False)
+    lines = Content(one_line(q.query, QUERY_SHOWN))
     if extra:
         lines = lines + Content("\n") + Content.styled(extra, "italic")
     meta = f"\n{len(record.ids)} hits · {age(record.at)} ago · #{record.id}"

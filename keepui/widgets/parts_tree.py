@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
 
 from keepui.widgets.format import first_line
 from keepui.widgets.keys import TREE_KEYS
@@ -14,9 +15,10 @@ from keepui_engine import Part
 
 
 def part_label(part: Part) -> str:
-    """`3 · heading · Results — chars 0-2048`."""
-    title = part.title or first_line(part.summary, 40) or "(empty)"
-    return f"{part.part} · {part.kind} · {title} — {part.position}"
+    """`3 Results`: the number and the title (or first words); kind and position are shown
+    with the part's text, so a narrow tree cuts no more than the title's end."""
+    title = part.title or first_line(part.summary, 60) or "(empty)"
+    return f"{part.part} {title}"
 
 
 class PartsTree(Tree[Part]):
@@ -33,20 +35,35 @@ class PartsTree(Tree[Part]):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__("parts", id=id)
-        self.show_root = True
+        self.show_root = False  # the count is in the pane's title: one more row for parts
         self.parts: list[Part] = []
 
-    def set_parts(self, parts: list[Part]) -> None:
-        """Show these parts, grouped under their kind when there are several kinds."""
+    def set_parts(self, parts: list[Part], select: int = 0) -> None:
+        """Show these parts, grouped under their kind when there are several kinds.
+
+        Args:
+            parts: The parts, in order.
+            select: The number of a part to put the cursor on (and scroll to); 0 for none.
+        """
         self.parts = list(parts)
         self.clear()
-        self.root.set_label(f"parts ({len(parts)})" if parts else "no parts")
         kinds = list(dict.fromkeys(p.kind for p in parts))
+        self.root.set_label(f"parts ({len(parts)})" if parts else "no parts")
+        self.border_title = str(self.root.label)
+        chosen = None
         for kind in kinds:
             group = self.root if len(kinds) == 1 else self.root.add(kind, expand=True)
             for part in (p for p in parts if p.kind == kind):
-                group.add_leaf(Text(part_label(part)), data=part)
+                node = group.add_leaf(Text(part_label(part)), data=part)
+                if part.part == select:
+                    chosen = node
         self.root.expand()
+        if chosen is not None:
+            self.call_after_refresh(self._select, chosen)
+
+    def _select(self, node: TreeNode[Part]) -> None:
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
 
     def action_first_line(self) -> None:
         """Go to the first line."""

@@ -4,14 +4,36 @@ from __future__ import annotations
 
 from textual.widgets import TabbedContent, TabPane, Tabs
 
-from keepui.widgets.result_pane import ResultPane
+from keepui.widgets.format import one_line
+from keepui.widgets.result_pane import DEFAULT_WIDTH, ResultPane
 from keepui_engine import FindQuery, FindResult, SearchRecord
 
+QUERY_CHARS = 18
+"""Characters of the query a tab label shows."""
+FILTER_CHARS = 24
+"""Characters of the filters a tab label shows."""
 
-def tab_label(q: FindQuery, number: int) -> str:
-    """`3 rivers of eur…`: the tab's number and the start of its query."""
-    text = q.query if len(q.query) <= 18 else q.query[:17] + "…"
-    return f"{number} {text}"
+
+def tab_filters(q: FindQuery) -> str:
+    """`bm25 · topic=x · since P7D`: the search's filters and mode, short (empty if none)."""
+    parts = [q.mode] if q.mode else []
+    parts += list(q.tags)
+    parts += [f"{key} {value}" for key, value in (("since", q.since), ("until", q.until)) if value]
+    if q.min_score is not None:
+        parts.append(f"min {q.min_score:g}")
+    for value in (q.fusion, q.rerank):
+        if value:
+            parts.append(value)
+    if q.dedup is False:
+        parts.append("no dedup")
+    return one_line(" · ".join(parts), FILTER_CHARS) if parts else ""
+
+
+def tab_label(q: FindQuery, number: int, name: str | None = None) -> str:
+    """`3 auth · bm25`: the tab's number, its name or the start of its query, its filters."""
+    label = f"{number} {one_line(name or q.query, QUERY_CHARS)}"
+    filters = tab_filters(q)
+    return f"{label} · {filters}" if filters else label
 
 
 class ResultTabs(TabbedContent):
@@ -27,18 +49,36 @@ class ResultTabs(TabbedContent):
         """Open a new tab for a search and make it the active one."""
         self._opened += 1
         pane_id = f"results-{self._opened}"
-        pane = ResultPane(q, result, record, id=f"{pane_id}-table")
+        width = self.size.width or DEFAULT_WIDTH
+        pane = ResultPane(q, result, record, width=width, id=f"{pane_id}-table")
         await self.add_pane(TabPane(tab_label(q, self._opened), pane, id=pane_id))
         self.active = pane_id
-        # Textual measures the active tab's underline after the next refresh, which can come
-        # before the new tab is laid out (a zero-width underline); measure once more after it.
-        self.call_after_refresh(self._underline)
+        # Textual measures the active tab's underline and scrolls it into view after the next
+        # refresh, which can come before the new tab is laid out (a zero-width underline, a
+        # tab left off screen); do both once more after it.
+        self.call_after_refresh(self.show_active)
         return pane
 
-    def _underline(self) -> None:
+    def show_active(self) -> None:
+        """Underline the active tab and scroll the tab bar so that it is in view."""
         tabs = self.query(Tabs)
         if tabs:
             tabs.first()._highlight_active(animate=False)
+            tabs.first()._scroll_active_tab()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """A tab chosen by keys ([ ]) may sit off screen: bring it into view."""
+        self.call_after_refresh(self.show_active)
+
+    def rename(self, pane: ResultPane, name: str | None) -> None:
+        """Name a tab (None: back to its query); the label keeps its number and filters."""
+        parent = pane.parent
+        if parent is None or not parent.id:
+            return
+        pane.tab_name = name
+        number = int(parent.id.rsplit("-", 1)[-1])
+        self.get_tab(parent.id).label = tab_label(pane.q, number, name)
+        self.call_after_refresh(self.show_active)
 
     @property
     def panes(self) -> list[ResultPane]:

@@ -138,7 +138,8 @@ class SearchBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         """The input and the mode selector (`default` = keepui.toml's mode)."""
-        yield Input(placeholder=PLACEHOLDER, id="search-input")
+        # `/` comes back to refine the query: keep it (Ctrl+U clears it), cursor at the end
+        yield Input(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
         options = [("default mode", "default")] + [(m, m) for m in MODES]
         yield Select(options, value="default", allow_blank=False, id="search-mode")
 

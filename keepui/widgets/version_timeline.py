@@ -56,12 +56,22 @@ class VersionTimeline(DataTable[Text]):
         """Add the columns."""
         self.add_columns(*COLUMNS)
 
-    def set_versions(self, versions: list[VersionInfo]) -> None:
-        """Show a timeline (newest first); the mark survives when its version still exists."""
+    def set_versions(self, versions: list[VersionInfo], row: int | None = None) -> None:
+        """Show a timeline (newest first); the mark survives when its version still exists.
+
+        Args:
+            versions: The versions, newest first.
+            row: Where the cursor goes. None: on the current version when it was there (a
+                new version, a tag edit, is what to see), else on the same version as before.
+        """
+        if row is None:
+            here = self.current
+            numbers = [v.version for v in versions]
+            keep = here is not None and self.cursor_row > 0 and here.version in numbers
+            row = numbers.index(here.version) if keep and here is not None else 0
         self.versions = list(versions)
         if self.marked is not None and self.marked not in {v.version for v in versions}:
             self.marked = None
-        row = self.cursor_row
         self.clear()
         for v in self.versions:
             self.add_row(*cells(self._cells(v)), key=str(v.version))

@@ -25,6 +25,7 @@ from keepui.screens.help import HELP
 from keepui.screens.main import MainScreen
 from keepui.widgets.flow_log import FlowLog
 from keepui.widgets.flow_results import FlowResults
+from keepui.widgets.flow_status import outcome_text
 from keepui_engine import FindQuery, FlowResult, FlowTick, UsageError
 
 TWO_TICKS = "storage"
@@ -351,3 +352,25 @@ def test_params_text_round_trips() -> None:
     assert budget is None
     with pytest.raises(UsageError):
         parse_params("limit=many", {"limit"})
+
+
+def test_time_paused_in_step_mode_is_left_out_of_the_flow_time() -> None:
+    clock = iter([100.0, 107.5])  # the gate blocks from 100 s to 107.5 s
+    control = FlowControl(step=True, clock=lambda: next(clock))
+    paused = threading.Event()
+
+    def run() -> None:
+        control.gate(paused.set, lambda: False)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert paused.wait(5)
+    control.next()
+    thread.join(5)
+    assert control.paused_s == 7.5
+    result = FlowResult(
+        "query-resolve", "done", "answered", "query-resolve", {}, [], [], ["query-resolve"], [],
+        None, 8, 7520.0,
+    )  # fmt: skip
+    line = outcome_text("done", result, flow="query-resolve", paused_ms=7500.0)
+    assert " in 20 ms (+7.5 s paused)" in line

@@ -11,7 +11,8 @@ from keepui.screens.compare import CompareScreen
 from keepui.screens.error import ErrorModal
 from keepui.widgets.detail_pane import DetailPane
 from keepui.widgets.history_list import HistoryList
-from keepui.widgets.result_pane import COLUMNS, ResultPane
+from keepui.widgets.hit_row import readable_title
+from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
 from keepui_engine import FindQuery, Workbench
 
@@ -24,7 +25,8 @@ async def test_search_opens_a_tab_and_records_history(app: KeepuiApp, seeded: Wo
         tabs = app.screen.query_one(ResultTabs)
         pane = tabs.current
         assert pane is not None and "storage" in pane.ids
-        assert [str(c.label) for c in pane.columns.values()] == list(COLUMNS)
+        assert [str(c.label) for c in pane.columns.values()] == pane.rows_layout.keys
+        assert pane.rows_layout.keys == ["#", "title · id", "score", "sim", "bm25", "decay", "age"]
         assert app.screen.query_one(HistoryList).option_count == 1
         assert app.focused is pane
         record = seeded.searches()[0]
@@ -149,9 +151,10 @@ async def test_hit_rows_show_score_components(app: KeepuiApp) -> None:
         assert isinstance(pane, ResultPane)
         row = [str(cell) for cell in pane.get_row_at(0)]
         hit = pane.hits[0]
-        assert row[1].startswith(hit.id) and row[2] == f"{hit.score:.3f}"
+        assert row[1].startswith(readable_title(hit)[:10]) and hit.id in row[1]
+        assert row[2] == f"{hit.score:.3f}"
         assert row[3] == f"{hit.scores['dense']:.3f}" and row[5] == "1.00"
-        assert row[6] == "2d" and row[7] == hit.summary.splitlines()[0]
+        assert row[6] == "2d"
 
 
 async def test_brackets_in_ids_and_text_are_shown_as_typed(

@@ -32,6 +32,8 @@ async def _ready(pilot: Pilot[Any]) -> None:
     await settle(pilot.app, pilot)
     # pictures show an empty queue whatever the store poll reported last
     pilot.app.queue = {"counts": {}, "runnable": 0, "failures": [], "running": []}  # type: ignore[attr-defined]
+    # and no toasts: one that timed out on a slow machine would change the picture
+    pilot.app.clear_notifications()
     await pilot.pause()
 
 
@@ -56,6 +58,34 @@ class TestMainScreen:
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+EUROPE = "file:///home/ana/projects/research/notes/geography/europe/rivers.md"
+ASIA = "file:///home/ana/projects/research/notes/geography/asia/rivers.md"
+
+
+@pytest.fixture
+def rows_app(seeded: Workbench) -> KeepuiApp:
+    """Hits of every kind of title: a `title` tag, two files of one name, first words."""
+    seeded.put("Rivers of Europe: the Danube and the Rhine.", id=EUROPE)
+    seeded.put("Rivers of Asia: the Mekong and the Yangtze.", id=ASIA)
+    seeded.tag("rivers", tags=["title=Rivers survey"], remove=[])
+    return KeepuiApp(seeded, poll_interval=None)
+
+
+class TestResultRows:
+    """The rows: a readable title, the id dimmed after it, fixed-width scores that fit."""
+
+    @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+    def test_titles_ids_and_scores(
+        self, rows_app: KeepuiApp, snap_compare: Any, size: tuple[int, int]
+    ) -> None:
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _ready(pilot)
+            await search(pilot.app, pilot, "rivers europe asia storage mode:dense dedup:off")
+            await _ready(pilot)
+
+        assert snap_compare(rows_app, terminal_size=size, run_before=run_before)
+
+
 class TestDocumentScreen:
     def test_timeline_and_text(self, snap_app: KeepuiApp, snap_compare: Any) -> None:
         async def run_before(pilot: Pilot[Any]) -> None:
@@ -64,6 +94,20 @@ class TestDocumentScreen:
             await _ready(pilot)
 
         assert snap_compare(snap_app, terminal_size=SIZE, run_before=run_before)
+
+    def test_opened_at_the_match(self, seeded: Workbench, snap_compare: Any) -> None:
+        filler = "Notes on the terrain and its weather over the year. " * 40
+        text = f"# Glaciers\nIce sheets. {filler}\n\n# Deserts\nDunes and a dry moraine. {filler}"
+        seeded.put(text, id="handbook", tags=["title=Field handbook"])
+        app = KeepuiApp(seeded, poll_interval=None)
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _ready(pilot)
+            await search(pilot.app, pilot, "dry moraine mode:bm25")
+            await pilot.press("enter")
+            await _ready(pilot)
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 class TestDiffScreen:
@@ -76,6 +120,18 @@ class TestDiffScreen:
             await _ready(pilot)
 
         assert snap_compare(snap_app, terminal_size=SIZE, run_before=run_before)
+
+    def test_unified(self, snap_app: KeepuiApp, snap_compare: Any) -> None:
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _ready(pilot)
+            await pilot.app.push_screen(DocumentScreen(snap_app.workbench, "storage"))
+            await _ready(pilot)
+            await pilot.press("d")
+            await _ready(pilot)
+            await pilot.press("u")
+            await _ready(pilot)
+
+        assert snap_compare(snap_app, terminal_size=(80, 24), run_before=run_before)
 
 
 class TestFlowsScreen:

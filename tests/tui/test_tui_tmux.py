@@ -77,3 +77,26 @@ def test_type_a_query_and_read_the_results(tmp_path: Path, tmux: Tmux) -> None:
     assert found.returncode == 0 and "rivers" in found.stdout.split()
     tmux.run("send-keys", "-t", "smoke", "C-q")
     tmux.wait_for(lambda _: "smoke" not in tmux.run("list-sessions"), "the app to quit", 15)
+
+
+def test_keys_only_into_the_results_and_open_a_hit(tmp_path: Path, tmux: Tmux) -> None:
+    store = make_fake_store(tmp_path / "store")
+    with open_workbench(store, own=True) as wb:
+        wb.put("We chose DuckDB for storage.", id="storage-decision", tags=["title=Storage"])
+        wb.put("Storage backups copy the directory.", id="backups")
+    command = f"{KEEPUI} --store {store}"
+    tmux.run("new-session", "-d", "-s", "smoke", "-x", "80", "-y", "24", command)
+    tmux.wait_for(lambda s: "model ready" in s and "INPUT" in s, "the first paint, input mode")
+    # typed as one burst, as a fast typist or a paste would: the query, then into the results
+    tmux.run("send-keys", "-t", "smoke", "storage", "Enter")
+    screen = tmux.wait_for(lambda s: "LIST" in s and "title · id" in s, "results, list mode")
+    row = next(line for line in screen.splitlines() if line.startswith("│   2  "))
+    second = "backups" if "backups" in row else "storage-decision"
+    tmux.run("send-keys", "-t", "smoke", "/", " backups", "Down", "Down", "Enter")
+    screen = tmux.wait_for(lambda s: "versions" in s and "text · v1" in s, "the document")
+    assert screen.splitlines()[0].split()[0] == second  # the second hit, opened by keys
+    tmux.run("send-keys", "-t", "smoke", "Escape")
+    screen = tmux.wait_for(lambda s: "title · id" in s, "back in the results")
+    assert "storage backups" in screen  # `/` typed nothing; the words after it went to the bar
+    tmux.run("send-keys", "-t", "smoke", "C-q")
+    tmux.wait_for(lambda _: "smoke" not in tmux.run("list-sessions"), "the app to quit", 15)

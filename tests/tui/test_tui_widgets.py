@@ -9,7 +9,7 @@ from keepui.screens.diff import diff_title, tags_summary
 from keepui.screens.forms import join_tags, split_tags
 from keepui.widgets.detail_pane import query_terms, score_line
 from keepui.widgets.format import age, first_line, num, size, tag_pairs
-from keepui.widgets.result_pane import hit_row
+from keepui.widgets.hit_row import hit_cells, row_layout, title_cells
 from keepui.widgets.result_tabs import tab_label
 from keepui.widgets.search_bar import format_search, parse_search
 from keepui_engine import FindQuery, Hit, UsageError, compare_results
@@ -80,8 +80,12 @@ def test_hit_row_and_score_line() -> None:
         {"dense": 0.61, "dense_rank": 1, "bm25": 2.5, "bm25_rank": 3, "fused": 0.55, "decay": 0.9},
         ["dup"],
     )  # fmt: skip
-    assert hit_row(2, hit) == ("2", "doc@V{1} +1", "0.500", "0.610", "2.50", "0.90", "1d",
-                               "Summary line")  # fmt: skip
+    layout = row_layout(100)
+    [title] = title_cells([hit], layout.title_width)
+    cells = [c.plain for c in hit_cells(2, hit, layout, title)]
+    assert cells == ["2", "Summary line more  doc@V{1} +1", "0.500", "0.610", "2.50", "0.90",
+                     "1d"]  # fmt: skip
+    assert title.spans and title.spans[-1].style == "dim"  # the id is dimmed after the title
     assert score_line(hit) == (
         "score 0.500 = fused 0.550 (dense 0.610 #1 · bm25 2.50 #3) × decay 0.90"
     )
@@ -91,6 +95,10 @@ def test_hit_row_and_score_line() -> None:
 def test_labels_and_reports() -> None:
     assert tab_label(FindQuery("short"), 3) == "3 short"
     assert tab_label(FindQuery("a much longer query text"), 1) == "1 a much longer que…"
+    assert tab_label(FindQuery("auth", mode="bm25"), 2) == "2 auth · bm25"
+    q = FindQuery("auth", ["topic=sec"], since="P7D", mode="dense")
+    assert tab_label(q, 4, "baseline") == "4 baseline · dense · topic=sec · sin…"
+    assert tab_label(FindQuery("x", min_score=0.3, dedup=False), 5) == "5 x · min 0.3 · no dedup"
     assert split_tags('a=1 "b=two words"') == ["a=1", "b=two words"]
     assert join_tags(["a=1", "b=two words"]) == "a=1 'b=two words'"
     text = comparison_text("tab 1", "tab 2", compare_results(["a", "b"], ["b", "c"]))
