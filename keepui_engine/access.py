@@ -193,7 +193,9 @@ class StoreAccess:
         while True:
             sock = server.connect(store)
             if sock is not None:
-                wire = {k: _encode(v) for k, v in args.items()}
+                wire = {
+                    k: _encode(v) for k, v in args.items() if not callable(v)
+                }  # local callbacks stay
                 try:
                     return _DECODE[op](server.call(sock, op, wire))
                 except server.Retry:

@@ -521,9 +521,11 @@ class Workbench(StoreAccess):
         result: Stats = self._call("stats")
         return result
 
-    def reindex(self) -> Stats:
-        """Re-embed everything with the model keepui.toml names (after a model change)."""
-        result: Stats = self._call("reindex")
+    def reindex(self, progress: Any = None) -> Stats:
+        """Re-embed everything with the model keepui.toml names (after a model change);
+        `progress(done, total)` after each committed batch (when this process does the work).
+        An interrupted run keeps its finished batches, and the next run skips them."""
+        result: Stats = self._call("reindex", progress=progress)
         return result
 
 

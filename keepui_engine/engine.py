@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import graph, inputs
+from keepui_engine import graph, inputs, interrupts
 from keepui_engine.embedding import EmbeddingCache
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import iso
@@ -409,26 +409,41 @@ class Engine:
 
         return judgments.listing(self.store.con, query)
 
-    def reindex(self) -> Stats:
-        """Re-embed every stored version with the configured model and rebuild the index."""
+    def reindex(self, progress: Any = None) -> Stats:
+        """Re-embed every stored version with the configured model and rebuild the index.
+
+        Texts already embedded with this model (by an earlier, interrupted run) are skipped;
+        the index switches to the new model only once every text has its vector, so an
+        interrupted run leaves the store as it was, and running it again continues.
+        `progress(done, total)` is called after each committed batch."""
         con = self.store.con
+        name = self.embedder.name
         recs = con.execute(
             "SELECT content_hash, any_value(COALESCE(text, summary)) FROM ("
             " SELECT content_hash, text, summary FROM documents UNION ALL"
             " SELECT content_hash, text, summary FROM versions UNION ALL"
-            " SELECT content_hash, text, summary FROM parts) GROUP BY content_hash"
+            " SELECT content_hash, text, summary FROM parts) t"
+            " WHERE content_hash NOT IN (SELECT content_hash FROM embeddings WHERE model = $1)"
+            " GROUP BY content_hash",
+            [name],
         ).fetchall()
         batch = max(self.settings.batch_size * 8, 256)
+        if progress:
+            progress(0, len(recs))
         for start in range(0, len(recs), batch):
             chunk = recs[start : start + batch]
+            interrupts.checkpoint("embed")
             vecs = self.embedder.embed([t for _, t in chunk])
-            with self.store.transaction():
+            interrupts.check()
+            with interrupts.shield(), self.store.transaction():
                 documents.store_vectors(
-                    con, {h: v for (h, _), v in zip(chunk, vecs, strict=True)}, self.embedder.name
+                    con, {h: v for (h, _), v in zip(chunk, vecs, strict=True)}, name
                 )
-        with self.store.transaction():
-            con.execute("UPDATE vector_keys SET model = $1", [self.embedder.name])
-            self.store.set_model(self.embedder.name, self.embedder.dim)
+            if progress:
+                progress(start + len(chunk), len(recs))
+        with interrupts.shield(), self.store.transaction():
+            con.execute("UPDATE vector_keys SET model = $1", [name])
+            self.store.set_model(name, self.embedder.dim)
         self.store.reset_index()
         return self.stats()
 

@@ -17,7 +17,7 @@ from keepui.cli.output import (
     render_tags,
     short_time,
 )
-from keepui_engine import Item, UsageError, open_workbench
+from keepui_engine import Interrupted, Item, UsageError, open_workbench
 
 
 def put(
@@ -381,9 +381,21 @@ def reindex(store: StoreOpt = None, json_: JsonFlag = False) -> None:
     Run it after changing [embedding] in keepui.toml; until then the store refuses to mix
     vectors from two models.
     """
+    done = [0, 0]
+
+    def progress(count: int, total: int) -> None:
+        done[:] = [count, total]
+
     with open_workbench(store, create=False) as wb:
         note(f"re-embedding with {wb.embedder.name} …")
-        s = wb.reindex()
+        try:
+            s = wb.reindex(progress=progress)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"interrupted: {done[0]} text(s) re-embedded, {max(done[1] - done[0], 0)} "
+                "not started (the store keeps its old model until every text is done)",
+                hint="run keepui reindex again to continue: texts already re-embedded are skipped",
+            ) from None
     if json_:
         emit_json(s.to_dict())
     else:

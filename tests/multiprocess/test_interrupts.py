@@ -189,3 +189,34 @@ def test_interrupt_of_eval_keeps_the_ingested_batches(tmp_path: Path) -> None:
     again = _run(store, *args, "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["docs"] == 300
+
+
+def test_interrupt_of_reindex_keeps_the_old_model_and_resumes(tmp_path: Path) -> None:
+    store = make_fake_store(tmp_path / "store")
+    notes = tmp_path / "notes.jsonl"  # 300 notes in one import: two reindex batches of 256
+    header = {"format": "keepui-export", "format_version": 1, "model": "none", "dim": 0}
+    rows = [json.dumps({"id": f"n{i}", "text": f"note {i} on topic {i % 9}"}) for i in range(300)]
+    notes.write_text("\n".join([json.dumps(header), *rows]) + "\n")
+    imported = _run(store, "import", str(notes))
+    assert imported.returncode == 0, imported.stderr
+    toml = store / "keepui.toml"
+    toml.write_text(
+        toml.read_text().replace('provider = "fake"', 'provider = "sentence-transformers"')
+    )
+    code, _, err = _interrupt_at(store, ["reindex"], "holding at embed", KEEPUI_TEST_HOLD="embed:2")
+    assert code == 130 and "interrupted: 256 text(s) re-embedded, 44 not started" in err, err
+    assert "keepui reindex again" in err and "Traceback" not in err
+    refused = _run(store, "find", "topic")  # the index still holds the fake model's vectors
+    assert refused.returncode == 2 and "reindex" in refused.stderr
+    trace = subprocess.run(
+        [keepui_exe(), "reindex", "--json", "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "KEEPUI_TEST_TRACE": "1"},
+    )
+    assert trace.returncode == 0, trace.stderr
+    assert trace.stderr.count("keepui: at embed") == 1  # only the 44 left were embedded
+    assert json.loads(trace.stdout)["vectors"] == 300
+    found = json.loads(_run(store, "find", "note 7 on topic 7", "--json").stdout)
+    assert found["hits"][0]["id"] == "n7"
