@@ -88,6 +88,15 @@ class Engine:
         """Bring the BM25 base and the HNSW graph up to date now (after a bulk import)."""
         self._maintain()
 
+    def settle(self) -> None:
+        """Fold the BM25 tail into the base now, so scores depend on what is stored and not on
+        when it was written: export does this first and an import last, so a round trip
+        finds the same ids in the same order."""
+        live = self.live_keys()
+        if len(live) and not self.fulltext.settled(live):
+            keys, texts = documents.texts_for_keys(self.store.con)
+            self.fulltext.rebuild(keys, texts)
+
     def _maintain(self) -> None:
         """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind."""
         live = self.live_keys()

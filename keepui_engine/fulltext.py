@@ -186,6 +186,14 @@ class FullText:
         dead = n_base - int(_member(self._base_keys, live).sum()) if n_base else 0
         return n_tail > max(TAIL_MIN, TAIL_SHARE * n_base) or dead > DEAD_SHARE * max(n_base, 1)
 
+    def settled(self, live: np.ndarray) -> bool:
+        """Whether the base alone indexes exactly the live keys (no tail, nothing dead), so
+        every score comes from one set of statistics whatever the order of the writes."""
+        self._load(model=False)
+        (n_tail,) = self.con.execute("SELECT count(*) FROM bm25_tail").fetchone() or (0,)
+        n_base = len(self._base_keys)
+        return not n_tail and n_base == len(live) and bool(_member(self._base_keys, live).all())
+
     def rebuild(self, keys: list[int], texts: list[str]) -> None:
         """Index these (live key, text) pairs as the new base and empty the tail."""
         import bm25s

@@ -24,6 +24,7 @@ def _where(include: dict[str, bool]) -> str:
 
 def header(engine: Engine, include: dict[str, bool]) -> dict[str, Any]:
     """The first line: format, its version, the embedding model, the item count, options."""
+    engine.settle()  # the store answers as its import will (derived data only)
     (count,) = engine.store.con.execute(
         f"SELECT count(*) FROM documents WHERE true{_where(include)}"
     ).fetchone() or (0,)

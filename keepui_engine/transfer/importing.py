@@ -126,6 +126,8 @@ def import_items(
         _write(engine, fresh, model, maintain=last)
     elif last:
         engine.maintain()
+    if last:
+        engine.settle()  # as export did: scores from one set of statistics
     return results
 
 
