@@ -207,3 +207,45 @@ class FlowFinished(Message):
     """The run that ended."""
     result: FlowResult
     """How it ended, every tick and the final results."""
+
+
+@dataclass
+class JudgmentsLoaded(Message):
+    """A query's relevance judgments were read (after a search, or after one was recorded)."""
+
+    query: str
+    """The query judged (the tabs searching for it show the marks)."""
+    grades: dict[str, int]
+    """Document id -> grade 0..3 (empty: the query has no judgments)."""
+    scores: dict[str, dict[str, Any]]
+    """Result tab id -> `Workbench.judged_score` of its hits (judged, shown, ndcg@10)."""
+
+
+@dataclass
+class FacetsLoaded(Message):
+    """Tag values with counts were read for the facet browser."""
+
+    facets: dict[str, dict[str, int]]
+    """KEY -> VALUE -> how many documents carry it (system tags left out)."""
+
+
+@dataclass
+class FacetsApplied(Message):
+    """Tag values were chosen in the facet browser: open a tab of what carries them."""
+
+    selection: dict[str, list[str]]
+    """KEY -> chosen values (AND across keys, OR within a key)."""
+    pane: Any = None
+    """The result pane whose hits were browsed (None: the whole store was)."""
+
+
+@dataclass
+class ListingFinished(Message):
+    """Documents carrying tag values were listed (a facet tab without a query)."""
+
+    selection: dict[str, list[str]]
+    """The tag values they carry."""
+    result: FindResult
+    """The documents as hits (no scores), newest first."""
+    pane_id: str | None = None
+    """The result tab to update, or None to open a new tab."""

@@ -17,9 +17,7 @@ from keepui.messages import (
     StoreChanged,
     WriteDone,
 )
-from keepui.screens.base import WorkbenchScreen
-from keepui.screens.compare import compare_tabs
-from keepui.screens.export import ask_export, ask_name
+from keepui.screens.results import ResultsScreen
 from keepui.widgets.detail_pane import DetailPane
 from keepui.widgets.footer import KeepuiFooter
 from keepui.widgets.format import tui_words
@@ -35,7 +33,7 @@ from keepui_engine import FindQuery, Hit, SearchRecord, UsageError, Workbench
 HINT = "Type a query and press Enter. F1 lists the keys; Ctrl+P reaches every action."
 
 
-class MainScreen(WorkbenchScreen):
+class MainScreen(ResultsScreen):
     """Where research starts: every search opens a tab; Enter on a hit opens the document."""
 
     BINDINGS = list_keys(
@@ -50,6 +48,12 @@ class MainScreen(WorkbenchScreen):
             Binding("shift+tab", "cycle_focus(-1)", "Previous pane", show=False, priority=True),
             Binding("h", "toggle_history", "History", show=False),
             Binding("c", "compare", "Compare"),
+            Binding(
+                "b",
+                "facets",
+                "Facets",
+                tooltip="Facets: tag values of this tab's hits (or the store), to filter by",
+            ),
             Binding("r", "rerun", "Re-run", show=False),
             Binding(
                 "ctrl+r",
@@ -149,8 +153,10 @@ class MainScreen(WorkbenchScreen):
             pane = tabs.pane(message.pane_id)
             if pane is not None:
                 pane.show(message.result)
+                self.judged_after_search(pane)
             return
         pane = await tabs.add_result(message.q, message.result)
+        self.judged_after_search(pane)
         for note in message.result.notes:
             self.notify(tui_words(note), timeout=4, markup=False)
         focus_now(pane)  # list mode, the cursor on the first hit
@@ -251,7 +257,9 @@ class MainScreen(WorkbenchScreen):
             pane.stale = False
             parent = pane.parent
             pane_id = parent.id if parent is not None else None
-            if pane_id:
+            if pane_id and pane.listing:
+                self.run_listing(pane.facets or {}, pane.q.limit, pane_id)
+            elif pane_id:
                 self.run_search(pane.q, pane_id)
 
     # -- actions --------------------------------------------------------------------------------
@@ -333,23 +341,9 @@ class MainScreen(WorkbenchScreen):
         """Run the active tab's search again."""
         self.refresh_current()
 
-    async def action_close_tab(self) -> None:
-        """Close the active result tab."""
-        await self.query_one("#results", ResultTabs).close_current()
-        if self.query_one("#results", ResultTabs).current is None:
-            self.query_one("#detail", DetailPane).show_message(HINT)
-
-    def action_tab(self, step: int) -> None:
-        """Go to the previous (-1) or next (1) result tab."""
-        tabs = self.query_one("#results", ResultTabs)
-        panes = tabs.panes
-        current = tabs.current
-        if current is None or len(panes) < 2:
-            return
-        target = panes[(panes.index(current) + step) % len(panes)]
-        if target.parent is not None and target.parent.id:
-            tabs.active = target.parent.id
-            focus_now(target)
+    def tabs_closed(self) -> None:
+        """The last tab was closed: the hint again."""
+        self.query_one("#detail", DetailPane).show_message(HINT)
 
     def action_run_flow(self, step: bool = False) -> None:
         """Open the flow screen: query-resolve on the current query, running (or stepping)."""
@@ -370,7 +364,7 @@ class MainScreen(WorkbenchScreen):
         box = self.query_one("#search-input", Input)
         pane = self.query_one("#results", ResultTabs).current
         typed = box.value.strip()
-        if pane is not None and not (box.has_focus and typed):
+        if pane is not None and not pane.listing and not (box.has_focus and typed):
             return pane.q
         if not typed:
             self.notify("Type a query or run a search first: the flow runs on it.")
@@ -380,19 +374,3 @@ class MainScreen(WorkbenchScreen):
         except UsageError as exc:
             self.app.post_message(EngineFailed(exc))
             return None
-
-    def action_compare(self) -> None:
-        """Compare the active tab with the tab opened before it."""
-        screen = compare_tabs(self.query_one("#results", ResultTabs))
-        if screen is None:
-            self.notify("Open two result tabs to compare them.", severity="warning")
-        else:
-            self.app.push_screen(screen)
-
-    def action_name_tab(self) -> None:
-        """Name the active result tab (its label and its export carry the name)."""
-        ask_name(self, self.query_one("#results", ResultTabs))
-
-    def action_export_tab(self) -> None:
-        """Export the active tab's hits (ids, scores, summaries) to a JSON or Markdown file."""
-        ask_export(self, self.query_one("#results", ResultTabs))

@@ -110,6 +110,7 @@ def pending_text(entry: dict[str, Any]) -> str:
 
 
 _FLAG_WORDS = {
+    "as-of": "as",
     "since": "since",
     "until": "until",
     "mode": "mode",

@@ -178,9 +178,24 @@ def split_title(hit: Hit, width: int) -> tuple[str, int]:
     return shown, max(width - len(shown) - 2, 1)
 
 
-def title_cell(hit: Hit, title: str, short_id: str, width: int) -> Text:
-    """The title, then the id (and `@V{N}`, `+N` duplicates) dimmed, within `width` cells."""
+GRADE_MARKS = {0: ("✗ ", "red"), 1: ("✓ ", "green"), 2: ("✓✓ ", "green"), 3: ("✓✓✓ ", "green")}
+"""The mark a judged row leads with: not relevant (grade 0), relevant (1), more (2, 3)."""
+
+
+def grade_mark(grade: int | None) -> Text:
+    """`✓ ` for a hit judged relevant (`✓✓✓ ` for grade 3), `✗ ` not relevant, `` unjudged."""
+    if grade is None:
+        return Text(end="")
+    mark, style = GRADE_MARKS.get(grade, GRADE_MARKS[1])
+    return Text(mark, style=f"bold {style}", end="")
+
+
+def title_cell(hit: Hit, title: str, short_id: str, width: int, mark: Text | None = None) -> Text:
+    """The title, then the id (and `@V{N}`, `+N` duplicates) dimmed, within `width` cells;
+    a judged hit's grade `mark` first."""
     text = Text(no_wrap=True, end="", overflow="ellipsis")
+    if mark is not None:
+        text.append_text(mark)
     if title:
         text.append(title + "  ")
     text.append(short_id + id_suffix(hit), style="dim")
@@ -188,20 +203,27 @@ def title_cell(hit: Hit, title: str, short_id: str, width: int) -> Text:
     return text
 
 
-def title_cells(hits: list[Hit], width: int) -> list[Text]:
-    """The title column of a result list: ids shortened so that no two look the same."""
+def title_cells(hits: list[Hit], width: int, grades: dict[str, int] | None = None) -> list[Text]:
+    """The title column of a result list: ids shortened so that no two look the same; a hit
+    with a relevance judgment in `grades` leads with its mark."""
+    grades = grades or {}
+    marks = [grade_mark(grades.get(h.id)) for h in hits]
     titles: list[str] = []
     widths: dict[str, int] = {}
-    for hit in hits:
-        title, room = split_title(hit, width)
+    for hit, mark in zip(hits, marks, strict=True):
+        title, room = split_title(hit, width - mark.cell_len)
         titles.append(title)
         widths[hit.id] = min(widths.get(hit.id, room), max(room - len(id_suffix(hit)), 4))
     shown = short_ids(widths)
-    return [title_cell(h, t, shown[h.id], width) for h, t in zip(hits, titles, strict=True)]
+    return [
+        title_cell(h, t, shown[h.id], width, m or None)
+        for h, t, m in zip(hits, titles, marks, strict=True)
+    ]
 
 
-def score_cells(hit: Hit, layout: RowLayout) -> list[Text]:
-    """The fixed columns of a hit: score (and sim, bm25, decay when they fit), age."""
+def score_cells(hit: Hit, layout: RowLayout, *, scored: bool = True) -> list[Text]:
+    """The fixed columns of a hit: score (and sim, bm25, decay when they fit), age; `–` for
+    every score of a listed (not searched) document."""
     sc = hit.scores or {}
     values = {
         "score": num(hit.score),
@@ -210,6 +232,8 @@ def score_cells(hit: Hit, layout: RowLayout) -> list[Text]:
         "decay": num(sc.get("decay", hit.decay), 2),
         "age": age(hit.updated),
     }
+    if not scored:
+        values.update(dict.fromkeys(("score", "sim", "bm25", "decay"), "–"))
     return [
         Text(values[c.key][: c.width], justify="right", no_wrap=True, end="")
         for c in layout.columns
@@ -228,10 +252,12 @@ def fit_number(value: object, width: int) -> str:
     return "9" * width
 
 
-def hit_cells(rank: int, hit: Hit, layout: RowLayout, title: Text) -> list[Text]:
+def hit_cells(
+    rank: int, hit: Hit, layout: RowLayout, title: Text, *, scored: bool = True
+) -> list[Text]:
     """Every cell of a hit's row, in the layout's order (the title cell from `title_cells`)."""
     return [
         Text(str(rank), justify="right", no_wrap=True, end=""),
         title,
-        *score_cells(hit, layout),
+        *score_cells(hit, layout, scored=scored),
     ]

@@ -10,7 +10,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
+from keepui.widgets.facet_filter import Selection, keep_hits
 from keepui.widgets.hit_row import RANK, RowLayout, hit_cells, row_layout, title_cells
+from keepui.widgets.judged_line import JudgedLine
 from keepui.widgets.keys import TABLE_KEYS
 from keepui_engine import FindQuery, FindResult, Hit, SearchRecord
 
@@ -32,7 +34,20 @@ class ResultPane(DataTable[Text]):
         width: The width the table will have (the tab area's), so the first paint is right.
     """
 
-    BINDINGS = [*TABLE_KEYS, Binding("enter", "select_cursor", "Open")]
+    BINDINGS = [
+        *TABLE_KEYS,
+        Binding("enter", "select_cursor", "Open"),
+        Binding(
+            "plus",
+            "judge(1)",
+            "Judge",
+            key_display="+/-",
+            tooltip="Judge: mark the hit relevant to this query (+ again: grade 2, 3)",
+        ),
+        Binding("minus", "judge(0)", "Not relevant", show=False, tooltip="Judge: not relevant"),
+        Binding("0", "judge(-1)", "Forget judgment", show=False),
+        Binding("backspace", "judge(-1)", "Forget judgment", show=False),
+    ]
 
     @dataclass
     class HitChosen(Message):
@@ -42,6 +57,17 @@ class ResultPane(DataTable[Text]):
         """The hit."""
         query: str = ""
         """The words searched for (the document marks them)."""
+
+    @dataclass
+    class JudgeAsked(Message):
+        """The user judged the hit under the cursor for the tab's query (`+`, `-`, `0`)."""
+
+        pane: ResultPane
+        """The pane it was judged in."""
+        hit: Hit
+        """The hit judged."""
+        grade: int | None
+        """0 not relevant .. 3; None forgets the judgment."""
 
     @dataclass
     class HitHighlighted(Message):
@@ -59,6 +85,8 @@ class ResultPane(DataTable[Text]):
         record: SearchRecord | None = None,
         *,
         width: int = DEFAULT_WIDTH,
+        facets: Selection | None = None,
+        listing: bool = False,
         id: str | None = None,  # noqa: A002
     ) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
@@ -71,6 +99,12 @@ class ResultPane(DataTable[Text]):
         """The name the user gave the tab (None: its query)."""
         self.rows_layout = row_layout(width)
         """The columns shown and the title's width (from the table's width)."""
+        self.facets = facets
+        """Tag values the hits must carry (the facet browser's choice), or None."""
+        self.listing = listing
+        """The hits are documents listed by their tags, not searched (no query, no scores)."""
+        self.grades: dict[str, int] = {}
+        """The query's relevance judgments: document id -> grade 0..3."""
 
     def on_mount(self) -> None:
         """Add the columns and the hits."""
@@ -117,7 +151,7 @@ class ResultPane(DataTable[Text]):
     def show(self, result: FindResult) -> None:
         """Replace the hits, keeping the cursor on the same id when it is still there."""
         keep = self.current_hit.id if self.is_mounted and self.current_hit else None
-        self.result = result
+        self.result = keep_hits(result, self.facets)
         self.clear()
         self._add_rows()
         ids = self.ids
@@ -127,9 +161,37 @@ class ResultPane(DataTable[Text]):
 
     def _add_rows(self) -> None:
         layout: RowLayout = self.rows_layout
-        titles = title_cells(self.hits, layout.title_width)
+        titles = title_cells(self.hits, layout.title_width, self.grades)
+        scored = not self.listing
         for rank, (hit, title) in enumerate(zip(self.hits, titles, strict=True), 1):
-            self.add_row(*hit_cells(rank, hit, layout, title), key=hit.id)
+            self.add_row(*hit_cells(rank, hit, layout, title, scored=scored), key=hit.id)
+
+    def set_judgments(self, grades: dict[str, int], score: dict[str, object] | None) -> None:
+        """Mark the judged rows and show `judged 7/20 · nDCG@10 0.81` under the table."""
+        self.grades = dict(grades)
+        titles = title_cells(self.hits, self.rows_layout.title_width, self.grades)
+        for hit, title in zip(self.hits, titles, strict=True):
+            self.update_cell(hit.id, "title", title)
+        parent = self.parent
+        lines = parent.query(JudgedLine) if parent is not None else None
+        if lines:
+            lines.first().show_score(score if grades else None)
+
+    def action_judge(self, grade: int) -> None:
+        """`+`: relevant (again: one grade up, to 3); `-`: not relevant; `0`: forget it."""
+        hit = self.current_hit
+        if hit is None:
+            return
+        if self.listing:
+            self.notify("Judgments belong to a query: search, then judge its hits.")
+            return
+        known = self.grades.get(hit.id)
+        asked: int | None = None if grade < 0 else grade
+        if grade == 1 and known is not None and known >= 1:
+            asked = min(known + 1, 3)
+        if asked is None and known is None:
+            return
+        self.post_message(self.JudgeAsked(self, hit, asked))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Report the hit under the cursor."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from textual.widgets import TabbedContent, TabPane, Tabs
 
+from keepui.widgets.facet_filter import Selection, selection_text
 from keepui.widgets.format import one_line
+from keepui.widgets.judged_line import JudgedLine
 from keepui.widgets.result_pane import DEFAULT_WIDTH, ResultPane
 from keepui_engine import FindQuery, FindResult, SearchRecord
 
@@ -14,11 +16,14 @@ FILTER_CHARS = 24
 """Characters of the filters a tab label shows."""
 
 
-def tab_filters(q: FindQuery) -> str:
+def tab_filters(q: FindQuery, facets: Selection | None = None) -> str:
     """`bm25 · topic=x · since P7D`: the search's filters and mode, short (empty if none)."""
     parts = [q.mode] if q.mode else []
     parts += list(q.tags)
-    parts += [f"{key} {value}" for key, value in (("since", q.since), ("until", q.until)) if value]
+    if facets:
+        parts.append(selection_text(facets))
+    moments = (("since", q.since), ("until", q.until), ("as", q.as_of))
+    parts += [f"{key} {value}" for key, value in moments if value]
     if q.min_score is not None:
         parts.append(f"min {q.min_score:g}")
     for value in (q.fusion, q.rerank):
@@ -29,10 +34,13 @@ def tab_filters(q: FindQuery) -> str:
     return one_line(" · ".join(parts), FILTER_CHARS) if parts else ""
 
 
-def tab_label(q: FindQuery, number: int, name: str | None = None) -> str:
-    """`3 auth · bm25`: the tab's number, its name or the start of its query, its filters."""
-    label = f"{number} {one_line(name or q.query, QUERY_CHARS)}"
-    filters = tab_filters(q)
+def tab_label(
+    q: FindQuery, number: int, name: str | None = None, facets: Selection | None = None
+) -> str:
+    """`3 auth · bm25`: the tab's number, its name or the start of its query, its filters
+    (`3 tags · project=web|mobile` for documents listed by their tags)."""
+    label = f"{number} {one_line(name or q.query or 'tags', QUERY_CHARS)}"
+    filters = tab_filters(q, facets)
     return f"{label} · {filters}" if filters else label
 
 
@@ -44,14 +52,32 @@ class ResultTabs(TabbedContent):
         self._opened = 0
 
     async def add_result(
-        self, q: FindQuery, result: FindResult, record: SearchRecord | None = None
+        self,
+        q: FindQuery,
+        result: FindResult,
+        record: SearchRecord | None = None,
+        *,
+        facets: Selection | None = None,
+        listing: bool = False,
     ) -> ResultPane:
-        """Open a new tab for a search and make it the active one."""
+        """Open a new tab for a search and make it the active one.
+
+        Args:
+            q: What the search asked for.
+            result: What it found.
+            record: Its search-history entry, when it was recorded.
+            facets: Tag values its hits must carry (the facet browser's choice).
+            listing: The hits are documents listed by `facets`, not searched.
+        """
         self._opened += 1
         pane_id = f"results-{self._opened}"
         width = self.size.width or DEFAULT_WIDTH
-        pane = ResultPane(q, result, record, width=width, id=f"{pane_id}-table")
-        await self.add_pane(TabPane(tab_label(q, self._opened), pane, id=pane_id))
+        pane = ResultPane(
+            q, result, record, width=width, facets=facets, listing=listing, id=f"{pane_id}-table"
+        )
+        label = tab_label(q, self._opened, facets=facets)
+        judged = JudgedLine(id=f"{pane_id}-judged")
+        await self.add_pane(TabPane(label, pane, judged, id=pane_id))
         self.active = pane_id
         # Textual measures the active tab's underline and scrolls it into view after the next
         # refresh, which can come before the new tab is laid out (a zero-width underline, a
@@ -77,7 +103,7 @@ class ResultTabs(TabbedContent):
             return
         pane.tab_name = name
         number = int(parent.id.rsplit("-", 1)[-1])
-        self.get_tab(parent.id).label = tab_label(pane.q, number, name)
+        self.get_tab(parent.id).label = tab_label(pane.q, number, name, pane.facets)
         self.call_after_refresh(self.show_active)
 
     @property
@@ -92,6 +118,11 @@ class ResultTabs(TabbedContent):
             return None
         found = self.get_pane(self.active).query(ResultPane)
         return found.first() if found else None
+
+    def pane_id(self, pane: ResultPane) -> str | None:
+        """The id of a pane's tab (None once it is closed)."""
+        parent = pane.parent
+        return parent.id if parent is not None else None
 
     def pane(self, pane_id: str) -> ResultPane | None:
         """The result pane of a tab, by the tab's id."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 
 from textual import on
 from textual.app import ComposeResult
@@ -30,9 +31,31 @@ _KEYS = {
     "fusion": "fusion",
     "rerank": "rerank",
     "dedup": "dedup",
+    "as": "as_of",
 }
-KNOWN = "tag:k=v, since:, until:, mode:, n:, min:, fusion:, rerank:, dedup:"
+KNOWN = "tag:k=v, since:, until:, as:, mode:, n:, min:, fusion:, rerank:, dedup:"
 PLACEHOLDER = "search…  filters: tag:k=v since:P7D until:2026-12-01 mode:bm25 n:20"
+_DURATION = re.compile(r"P(?:\d+[YMWD])*(?:T(?:\d+[HMS])+)?", re.IGNORECASE)
+
+
+def check_moment(value: str) -> str:
+    """`value` when it reads as a moment for `as:` (an ISO date, a date-time, or a duration
+    such as P7D); the engine resolves it (a date means the end of that day, local time).
+
+    Raises:
+        UsageError: It is none of those (said in the search bar's words).
+    """
+    try:
+        if len(value) == 10:
+            date.fromisoformat(value)
+        elif not (_DURATION.fullmatch(value) and len(value) > 1):
+            datetime.fromisoformat(value.replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"as:{value} is not a date: use as:2026-10-01 (the end of that day), "
+            "as:2026-10-01T09:30 (local time) or as:P30D (that long ago)."
+        ) from None
+    return value
 
 
 def parse_search(text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT) -> FindQuery:
@@ -76,6 +99,8 @@ def parse_search(text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT)
                 opts["min_score"] = float(value)
             except ValueError:
                 raise UsageError(f"min:{value}: give a score such as min:0.3.") from None
+        elif key == "as_of":
+            opts["as_of"] = check_moment(value)
         elif key == "dedup":
             if value.lower() not in ("on", "off", "true", "false", "yes", "no"):
                 raise UsageError(f"dedup:{value}: use dedup:on or dedup:off.")
@@ -93,7 +118,8 @@ def format_search(q: FindQuery) -> str:
     """The bar text that `parse_search` turns back into `q` (mode and limit included)."""
     parts = [q.query]
     parts += [f"tag:{t}" if " " not in t else f'tag:"{t}"' for t in q.tags]
-    for key, value in (("since", q.since), ("until", q.until), ("mode", q.mode)):
+    moments = (("since", q.since), ("until", q.until), ("as", q.as_of), ("mode", q.mode))
+    for key, value in moments:
         if value:
             parts.append(f"{key}:{value}")
     if q.limit != DEFAULT_LIMIT:
