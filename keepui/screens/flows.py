@@ -227,7 +227,7 @@ class FlowsScreen(WorkbenchScreen):
             return
         result = message.result
         self.want_flows()
-        self.query_one("#flow-results", FlowResults).set_results(result.results)
+        self.query_one("#flow-results", FlowResults).set_results(result.results, result.data)
         self.paused_at = None
         self.result = result
         self.status = result.status
