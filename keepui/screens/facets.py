@@ -20,7 +20,7 @@ from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.status_bar import StatusBar
 from keepui_engine import Workbench
 
-HINT = "Space selects values · Enter shows the documents · AND across keys, OR within a key"
+HINT = "Space selects · Enter shows the documents · AND across keys, OR within a key"
 
 
 class FacetsScreen(WorkbenchScreen):

@@ -61,11 +61,11 @@ class FacetList(OptionList):
         self.chosen = {k: vs for k, vs in self.chosen.items() if vs}
         self.rows = []
         options: list[Option] = []
+        width = self._width()
         for key in sorted(facets):
             values = sorted(facets[key].items(), key=lambda kv: (-kv[1], kv[0]))
             self.rows.append((key, None))
             options.append(Option(Content.styled(key, "bold"), disabled=True))
-            width = min(max(len(v) for v, _ in values), VALUE_CHARS) if values else 0
             for value, count in values:
                 self.rows.append((key, value))
                 options.append(Option(self._prompt(key, value, count, width)))
@@ -73,6 +73,11 @@ class FacetList(OptionList):
         self.add_options(options)
         first = next((i for i, (_, v) in enumerate(self.rows) if v is not None), None)
         self.highlighted = first
+
+    def _width(self) -> int:
+        """The values' column width: the longest value shown (counts line up after it)."""
+        lengths = [len(v) for values in self.facets.values() for v in values]
+        return min(max(lengths, default=0), VALUE_CHARS)
 
     def _prompt(self, key: str, value: str, count: int, width: int) -> Content:
         on = value in self.chosen.get(key, [])
@@ -108,8 +113,7 @@ class FacetList(OptionList):
             values.append(value)
         if not values:
             del self.chosen[key]
-        width = min(max(len(v) for v in self.facets[key]), VALUE_CHARS)
-        prompt = self._prompt(key, value, self.facets[key][value], width)
+        prompt = self._prompt(key, value, self.facets[key][value], self._width())
         self.replace_option_prompt_at_index(index, prompt)
         self.post_message(self.Changed(self.selection))
 

@@ -170,9 +170,7 @@ async def test_facets_of_a_result_tab_filter_its_hits(app: KeepuiApp) -> None:
         pane = tabs_of(app).current
         assert pane is not None and pane is not searched and not pane.listing
         assert pane.q == searched.q and sorted(pane.ids) == ["bm25", "vectors"]
-        assert [h.id for h in searched.hits if carries(h.tags, {"topic": ["search"]})] == (
-            pane.ids
-        )
+        assert [h.id for h in searched.hits if carries(h.tags, {"topic": ["search"]})] == (pane.ids)
         assert "topic=search" in tab_labels(app)[-1]
         await pilot.press("r")  # refreshed: searched again, filtered again
         await settle(app, pilot)
