@@ -29,6 +29,8 @@ purge dead letters.
 | `[` `]` | previous / next result tab; `w` closes the tab |
 | `n` / `s` | name the tab / export it to a file (`.json`: JSON, else Markdown) |
 | `c` | compare this tab with the one before: ids that entered, left or moved |
+| `+` / `-` / `0` | judge the hit for the tab's query: relevant (again: 2, 3) / not / forget |
+| `b` | facets: the tag values of the tab's hits (or the store); `Space` selects, `Enter` filters |
 | `r` | run this tab's search again (refresh in place) |
 | `h` | show / hide the search history; `Enter` on an entry runs it again |
 | `y` / `Y` | copy the hit's id / its JSON |
@@ -39,11 +41,15 @@ purge dead letters.
 | `Ctrl+R` / `Ctrl+T` | run query-resolve on this tab's query (or the typed text) / step it |
 
 **Rows**: the title (`title` tag, else the file name, else the first words), the id dimmed
-after it (`@V{N}`: an older version matched), then score, sim, bm25, decay and age.
+after it (`@V{N}`: an older version matched), then score, sim, bm25, decay and age. A judged
+hit leads with `✓` (grade 1; `✓✓`, `✓✓✓`) or `✗`, and the tab shows `judged 7/20 · nDCG@10
+0.81` under its hits. **Facets** list tag values with counts: values of one key are ORed, keys
+are ANDed; the new tab keeps the same search (or, with no tab open, lists the documents).
 
 **Search syntax**: words, plus filters `tag:key=value` (or `tag:key`), `since:P7D`,
-`since:2026-11-01`, `until:…`, `mode:dense|bm25|hybrid`, `n:20`, `min:0.3`,
-`fusion:score|rrf`, `rerank:relevance|recency|mix`, `dedup:on|off`.
+`since:2026-11-01`, `until:…`, `as:2026-10-01` (the versions current then),
+`mode:dense|bm25|hybrid`, `n:20`, `min:0.3`, `fusion:score|rrf`,
+`rerank:relevance|recency|mix`, `dedup:on|off`.
 
 ## Document
 | key | action |
@@ -56,7 +62,8 @@ after it (`@V{N}`: an older version matched), then score, sim, bm25, decay and a
 ## Flow
 Runs a state doc (query-resolve by default) on the query and shows each tick as it happens:
 the rules (`✓` fired, `·` not) and where they led, each search with its signals (margin,
-entropy, lineage) and top hits; then the outcome, its reason and the final results.
+entropy, lineage) and top hits; then the outcome, its reason and the final results (grouped
+by facet value when the flow stopped ambiguous).
 
 | key | action |
 |---|---|
@@ -66,7 +73,7 @@ entropy, lineage) and top hits; then the outcome, its reason and the final resul
 | `r` | restart with the params editor's thresholds (cancels the current run) |
 | `e` | edit the params: `margin_high=0.2 entropy_high=0.7 budget=8`; `Enter` restarts |
 | `f` | pick another state doc (or `Ctrl+P`, `Flow: NAME`) |
-| `Enter` on a result | open the document; `y` copies its id |
+| `Enter` on a result | open the document (or a `↳` neighbour after find-deep); `y` copies its id |
 | `Escape` | leave the editor; else cancel the run and go back |
 
 ## Diff
