@@ -183,3 +183,21 @@ def test_selection_text() -> None:
     )
     assert carries({"project": ["web", "ios"]}, {"project": ["mobile", "web"]})
     assert not carries({"project": "web"}, {"project": ["web"], "kind": ["bug"]})
+
+
+async def test_the_palette_opens_the_facet_browser_from_the_search_bar(app: KeepuiApp) -> None:
+    from textual.command import CommandInput
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.focused is not None and app.focused.id == "search-input"
+        await pilot.press("ctrl+p")
+        await settle(app, pilot)
+        app.screen.query_one(CommandInput).value = "facets"
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, FacetsScreen)
+        assert app.screen.query_one(FacetList).facets["topic"]["search"] == 2
+        await pilot.press("escape")
+        assert not isinstance(app.screen, FacetsScreen)
