@@ -169,13 +169,16 @@ class ResultPane(DataTable[Text]):
     def set_judgments(self, grades: dict[str, int], score: dict[str, object] | None) -> None:
         """Mark the judged rows and show `judged 7/20 · nDCG@10 0.81` under the table."""
         self.grades = dict(grades)
-        titles = title_cells(self.hits, self.rows_layout.title_width, self.grades)
-        for hit, title in zip(self.hits, titles, strict=True):
-            self.update_cell(hit.id, "title", title)
+        self._mark_rows()
         parent = self.parent
         lines = parent.query(JudgedLine) if parent is not None else None
         if lines:
             lines.first().show_score(score if grades else None)
+
+    def _mark_rows(self) -> None:
+        titles = title_cells(self.hits, self.rows_layout.title_width, self.grades)
+        for hit, title in zip(self.hits, titles, strict=True):
+            self.update_cell(hit.id, "title", title)
 
     def action_judge(self, grade: int) -> None:
         """`+`: relevant (again: one grade up, to 3); `-`: not relevant; `0`: forget it."""
@@ -192,6 +195,12 @@ class ResultPane(DataTable[Text]):
         if asked is None and known is None:
             return
         self.post_message(self.JudgeAsked(self, hit, asked))
+        # shown at once (and a second `+` counts from it); the stored judgments confirm it
+        if asked is None:
+            self.grades.pop(hit.id, None)
+        else:
+            self.grades[hit.id] = asked
+        self._mark_rows()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Report the hit under the cursor."""

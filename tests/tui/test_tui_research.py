@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.widgets import Tabs
-from tui_helpers import T0, screen_text, search, settle, submit
+from tui_helpers import T0, burst, screen_text, search, settle, submit
 
 from keepui.app import KeepuiApp
 from keepui.screens.error import ErrorModal
@@ -82,8 +82,7 @@ async def test_plus_and_minus_judge_hits_and_the_tab_shows_the_score(
         assert str(line.render()) == f"judged 2/{len(pane.ids)} · nDCG@10 0.63"
         text = screen_text(app)
         assert "✗ " in text and "✓ " in text
-        await pilot.press("plus", "plus")  # the second again: grade 2, then 3
-        await settle(app, pilot)
+        await burst(app, pilot, "+", "+")  # typed fast, the second again: grade 2, then 3
         assert {j.id: j.grade for j in seeded.judgments("storage backups")}[second] == 3
         assert "✓✓✓ " in screen_text(app)
         await pilot.press("up", "0")  # forget the first one's

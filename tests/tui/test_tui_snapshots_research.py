@@ -23,6 +23,30 @@ from keepui_engine import FindQuery, Workbench
 SIZES = [(80, 24), (120, 40)]
 pytestmark = pytest.mark.snapshot
 
+SPLIT_FLOW = """\
+# query-branch's ambiguous ending, by meaning only: BM25 scores (tuned elsewhere) stay out of
+# the picture, as in test_tui_snapshots.py.
+match: sequence
+rules:
+  - id: mobile
+    do: find
+    with: {query: "{params.query}", tags: [project=mobile], mode: dense, limit: 5}
+  - id: web
+    do: find
+    with: {query: "{params.query}", tags: [project=web], mode: dense, limit: 5}
+  - id: all
+    do: find
+    with: {query: "{params.query}", mode: dense, limit: 6}
+  - return:
+      status: stopped
+      with:
+        reason: "ambiguous: the results split by project=mobile, project=web"
+        results: "{all.results}"
+        facets: [project=mobile, project=web]
+        branches: ["{mobile}", "{web}"]
+"""
+"""A state doc that ends as query-branch does when tags split the results."""
+
 
 @pytest.fixture
 def login_wb(tmp_path: Path) -> Iterator[Workbench]:
@@ -66,12 +90,13 @@ class TestGroupedFlow:
     def test_ambiguous_results_by_facet(
         self, login_wb: Workbench, snap_compare: Any, size: tuple[int, int]
     ) -> None:
+        login_wb.put(SPLIT_FLOW, id=".state/split-by-project")
         app = KeepuiApp(login_wb, poll_interval=None)
 
         async def run_before(pilot: Pilot[Any]) -> None:
             await _ready(pilot)
-            q = FindQuery("login", mode="bm25")
-            screen = FlowsScreen(login_wb, q, timings=False)
+            q = FindQuery("login bug", mode="dense")
+            screen = FlowsScreen(login_wb, q, flow="split-by-project", timings=False)
             await pilot.app.push_screen(screen)
             await _ready(pilot)
             screen.query_one("#flow-results").focus()
