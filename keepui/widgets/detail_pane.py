@@ -26,6 +26,8 @@ __all__ = ["DetailPane", "part_line", "query_terms", "score_line"]
 def score_line(hit: Hit) -> str:
     """`score 0.512 = fused 0.61 (dense 0.52 #1 · bm25 3.10 #2) × decay 0.98`."""
     sc = hit.scores or {}
+    if not sc and hit.similarity is None and not hit.score:
+        return "listed by its tags (a facet tab: no query, no score)"
     parts = []
     if sc.get("dense_rank") or (sc.get("dense") is not None):
         parts.append(f"dense {num(sc.get('dense'))} #{sc.get('dense_rank') or '–'}")

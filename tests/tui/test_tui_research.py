@@ -135,6 +135,9 @@ async def test_facets_of_the_whole_store_or_within_a_key(app: KeepuiApp) -> None
         assert sorted(pane.ids) == ["bm25", "rivers", "vectors"]
         assert tab_labels(app)[-1] == "1 tags · topic=search|geo"
         assert app.focused is pane
+        # no query, so no scores: the columns say so, and so does the detail
+        assert "listed by its tags" in screen_text(app)
+        assert pane.get_row_at(0)[2].plain == "–"
 
 
 async def test_facets_and_across_keys(app: KeepuiApp) -> None:
