@@ -265,10 +265,24 @@ def fingerprint(corpus: Path, model: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def scratch_store(corpus: Path, model: str) -> Path:
-    """Where the scratch store for this corpus and model lives."""
+def scratch_store(corpus: Path, model: str, split: tuple[int, int, int] | None = None) -> Path:
+    """Where the scratch store for this corpus, model and split settings lives.
+
+    Args:
+        corpus: The corpus file.
+        model: The embedding model's name.
+        split: (chunk_size, chunk_overlap, min_chunk_size) of its [ingest] settings; default:
+            what a new store gets. A store made with other split settings has other parts,
+            so it is never reused for these.
+    """
+    from keepui_engine.config import Settings
+
+    if split is None:
+        st = Settings(store=Path())
+        split = (st.chunk_size, st.chunk_overlap, st.min_chunk_size)
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "keepui" / "eval"
-    return base / f"{corpus.stem}-{fingerprint(corpus, model)}"
+    size, overlap, least = split
+    return base / f"{corpus.stem}-{fingerprint(corpus, model)}-c{size}-o{overlap}-m{least}"
 
 
 def evaluate(

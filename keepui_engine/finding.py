@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from keepui_engine import inputs, pipeline
 from keepui_engine.errors import UsageError
 from keepui_engine.query_vector import query_vector
-from keepui_engine.search import excerpt, fuse
+from keepui_engine.search import TIE, excerpt, fuse
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery, FindResult, Hit
@@ -72,20 +73,24 @@ def find(engine: Engine, q: FindQuery) -> FindResult:
         if mode == "dense":
             found, rows = _dense_only(engine, query, qvec, limit, allowed, now, notes)
             return _finish(engine, q, found.hits, found, now, rows)
-        keys, sims, method, considered = engine.store.index.search(qvec, fetch, allowed)
-        dense = (keys, sims)
+        got: list[object] = []
+
+        def dense_search(k: int) -> tuple[np.ndarray, np.ndarray]:
+            keys, sims, *rest = engine.store.index.search(qvec, k, allowed)
+            got[:] = rest
+            return keys, sims
+
+        dense = _documents(con, dense_search, fetch)
+        method, considered = got  # type: ignore[assignment]
     live = engine.live_keys()
-    bm25 = engine.fulltext.search(query, fetch, live, allowed)
-    if mode == "bm25":
-        considered = len(live) if allowed is None else len(allowed)
+    bm25 = _documents(con, lambda k: engine.fulltext.search(query, k, live, allowed), fetch)
     keys = np.unique(np.concatenate([c[0] for c in (dense, bm25) if c is not None]))
     rows = queries.hydrate(con, keys.tolist())
+    if mode == "bm25":
+        considered = len(live) if allowed is None else len(allowed)
     similarity = None
     if qvec is not None:
-        extra = np.setdiff1d(bm25[0], dense[0]) if dense is not None else bm25[0]
-        if len(extra):
-            sims = engine.store.index.vectors_for(extra) @ qvec
-            similarity = dict(zip(extra.tolist(), sims.tolist(), strict=True))
+        similarity = _similarity(engine, qvec, dense, bm25)
     hits = fuse(
         dense,
         bm25,
@@ -100,6 +105,58 @@ def find(engine: Engine, q: FindQuery) -> FindResult:
     )
     head = FindResult(query, [], limit, considered, method, notes, mode)
     return _finish(engine, q, hits, head, now, rows)
+
+
+def _documents(
+    con: Any,
+    search: Callable[[int], tuple[np.ndarray, np.ndarray]],
+    fetch: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A channel's best keys, fetched until they hold `fetch` documents (or all there are),
+    less the keys that cannot be the one a document lifts to.
+
+    A document's versions and parts each have a key, so `fetch` keys can be far fewer
+    documents. Of each document only its best key is kept, and any later key of a newer
+    version within `TIE` of it (what `search.lift` chooses from), so only those are hydrated.
+    """
+    k = fetch
+    while True:
+        keys, scores = search(k)
+        recs = con.execute(
+            "SELECT key, doc_id, version FROM vector_keys WHERE key = ANY($1)", [keys.tolist()]
+        ).fetchall()
+        where = {r[0]: (r[1], r[2]) for r in recs}
+        found = len({d for d, _ in where.values()})
+        if found >= fetch or len(keys) < k:
+            break
+        k = max(k * 2, int(k * fetch / max(found, 1) * 1.25))
+    best: dict[str, tuple[float, int]] = {}
+    keep = []
+    for i, (key, score) in enumerate(zip(keys.tolist(), scores.tolist(), strict=True)):
+        if key not in where:
+            continue
+        doc_id, version = where[key]
+        top = best.get(doc_id)
+        if top is None:
+            best[doc_id] = (score, version)
+            keep.append(i)
+        elif top[0] - score <= TIE * max(1.0, abs(top[0])) and version > top[1]:
+            keep.append(i)
+    return keys[keep], scores[keep]
+
+
+def _similarity(
+    engine: Engine,
+    qvec: np.ndarray,
+    dense: tuple[np.ndarray, np.ndarray] | None,
+    bm25: tuple[np.ndarray, np.ndarray],
+) -> dict[int, float] | None:
+    """Cosine similarities of the BM25 keys the dense channel did not return."""
+    extra = np.setdiff1d(bm25[0], dense[0]) if dense is not None else bm25[0]
+    if not len(extra):
+        return None
+    sims = engine.store.index.vectors_for(extra) @ qvec
+    return dict(zip(extra.tolist(), sims.tolist(), strict=True))
 
 
 def _dense_only(

@@ -8,6 +8,7 @@ the OpenJarvis chunking pipeline. Sizes count whitespace tokens.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 HARD = ("page", "slide")
@@ -99,20 +100,45 @@ def split(
         if len(words) <= chunk_size:
             parts.append(PartText(kind, title, where, "\n\n".join(b.text for b in group)))
             continue
-        step = chunk_size - overlap
-        for n, start in enumerate(range(0, max(len(words) - overlap, 1), step), 1):
-            window = words[start : start + chunk_size]
-            if parts and n > 1 and len(window) <= overlap:
-                break
+        for start, end in windows(words, chunk_size, overlap):
             parts.append(
                 PartText(
-                    kind,
-                    title,
-                    f"{where}, words {start + 1}-{start + len(window)}",
-                    " ".join(window),
+                    kind, title, f"{where}, words {start + 1}-{end}", " ".join(words[start:end])
                 )
             )
     return parts if len(parts) > 1 else []
+
+
+_END = re.compile(r"[.!?][\"')\]]*$")
+
+
+def windows(words: list[str], size: int, overlap: int) -> list[tuple[int, int]]:
+    """(start, end) word offsets of the size windows over `words`.
+
+    Windows of at most `size` words, each starting about `overlap` words before the previous
+    one ended. A window ends after the last sentence that fits in it (when that keeps more
+    than half of it) and the next starts at the sentence start nearest to `overlap` words
+    back (within half of that), so a passage begins and ends mid-sentence only where the text
+    gives no sentence end to cut at.
+    """
+    n = len(words)
+    starts = [i for i in range(1, n) if _END.search(words[i - 1])]
+    out: list[tuple[int, int]] = []
+    start = 0
+    while True:
+        end = min(start + size, n)
+        if end < n:
+            last = bisect_right(starts, end) - 1  # the last sentence start at or before `end`
+            if last >= 0 and starts[last] > start + size // 2:
+                end = starts[last]
+        out.append((start, end))
+        if end >= n:
+            return out
+        target = end - overlap
+        lo = bisect_left(starts, max(target - overlap // 2, start + 1))
+        hi = bisect_right(starts, min(target + overlap // 2, end - 1))
+        near = starts[lo:hi]
+        start = min(near, key=lambda b: abs(b - target)) if near else max(target, start + 1)
 
 
 def _group(blocks: list[Block], chunk_size: int, min_size: int) -> list[list[Block]]:
