@@ -4,7 +4,8 @@ whether the signals it routes on (margin) really mark confident answers.
 Runs the 300 SciFact test queries through plain `find` and through the `query-resolve` flow
 on the scratch store `keepui eval` builds (built here first when missing, ~4 min). Reports:
 - outcome mix (done / stopped and why), ticks per flow, flow and per-tick latency;
-- P@1 and nDCG@10 of the flow's final results against plain find;
+- P@1 and nDCG@10 of the flow's final results (what `find --resolve` prints: limit 10)
+  against plain find, with the paired randomization test of the nDCG@10 difference;
 - calibration: P@1 of the queries the flow called a "clear winner" against the rest, and for
   a sweep of margin_high, how many queries pass and how often their top hit is relevant.
 
@@ -24,6 +25,7 @@ import _common as c
 from bench_bm25 import SCIFACT, load_scifact, ndcg10
 
 from keepui_engine import open_workbench
+from keepui_engine.significance import paired_test
 
 
 def _p1(ids: list[str], rel: dict[str, int]) -> float:
@@ -64,7 +66,7 @@ def main() -> None:
             scores = [h.score for h in found.hits]
             margins.append(((scores[0] - scores[1]) / scores[0]) if len(scores) > 1 else 1.0)
             t0 = time.perf_counter()
-            result = wb.run_flow("query-resolve", {"query": text})
+            result = wb.run_flow("query-resolve", {"query": text, "limit": 10})  # find --resolve
             flow_ms.append(1000 * (time.perf_counter() - t0))
             tick_ms.extend(t.elapsed_ms for t in result.ticks)
             ticks.append(len(result.ticks))
@@ -80,7 +82,16 @@ def main() -> None:
     rep.add("plain_find_p_at_1", statistics.mean(plain_p1), "")
     rep.add("flow_p_at_1", statistics.mean(flow_p1), "")
     rep.add("plain_find_ndcg_at_10", statistics.mean(plain_nd), "")
-    rep.add("flow_ndcg_at_10", statistics.mean(flow_nd), "")
+    better = statistics.mean(flow_nd) >= statistics.mean(plain_nd)
+    rep.add("flow_ndcg_at_10", statistics.mean(flow_nd), "", ">= plain find", better)
+    paired = paired_test(flow_nd, plain_nd)
+    rep.note(
+        f"find --resolve vs find, nDCG@10: {paired.delta:+.4f} [{paired.low:+.4f}, "
+        f"{paired.high:+.4f}], p = {paired.p:.3f} ({paired.wins} better, {paired.losses} worse)"
+    )
+    statuses = Counter(kind.split(":")[0] for kind in outcomes.elements())
+    for status in ("done", "ambiguous", "stopped", "error"):
+        rep.add(f"outcome_{status}", statuses.get(status, 0), "queries")
     rep.add("ticks_mean", statistics.mean(ticks), "ticks")
     rep.add("ticks_max", max(ticks), "ticks", "<= budget 5", max(ticks) <= 5)
     rep.add("flow_p50_ms", c.pct(flow_ms, 50), "ms")

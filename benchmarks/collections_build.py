@@ -144,6 +144,60 @@ def docs_passages(store: Path) -> Path:
     return folder
 
 
+def sci_bundles() -> dict[str, Path]:
+    """Build (once) the long-document corpus and its two query sets; return name -> folder.
+
+    Every SciFact abstract with a title and at least 4 sentences, less its last sentence, goes
+    into a bundle of 1, 2 or 3 abstracts (chosen at random, shuffled order) joined as one
+    plain paragraph: documents of ~180 to ~550 words with no structure to split on, one topic
+    after another, as in a long note or a page. Two query sets share that corpus:
+      - `bundle-conclusion`: an abstract's held-out last sentence finds its bundle;
+      - `bundle-title`: an abstract's (held-out) title finds its bundle.
+    Whatever an abstract's place in its bundle, the relevant text is somewhere in the
+    document; only the first ~180 words fit in one MiniLM vector (256 word pieces).
+    """
+    names = ("conclusion", "title")
+    out = {n: CACHE / f"bundle-{n}" for n in names}
+    if all((p / "qrels" / "test.tsv").exists() for p in out.values()):
+        return out
+    usable = []
+    for row in _scifact():
+        sents = sentences(row.get("text", ""))
+        if len(sents) < 4 or len(sents[-1].split()) < 8 or not row.get("title"):
+            continue
+        usable.append((str(row["_id"]), " ".join(sents[:-1]), str(row["title"]), sents[-1]))
+    rng = random.Random(SEED)
+    rng.shuffle(usable)
+    corpus: list[dict[str, str]] = []
+    home: dict[str, tuple[str, int]] = {}
+    at = 0
+    while at < len(usable):
+        size = rng.choice((1, 2, 3))
+        group = usable[at : at + size]
+        bundle = f"b{len(corpus) + 1}"
+        corpus.append({"_id": bundle, "title": "", "text": " ".join(g[1] for g in group)})
+        for place, g in enumerate(group, 1):
+            home[g[0]] = (bundle, place)
+        at += size
+    picked = rng.sample(usable, min(SAMPLE, len(usable)))
+    sets = {
+        "conclusion": (
+            {f"c{d}": last for d, _, _, last in picked},
+            {f"c{d}": {home[d][0]: 1} for d, _, _, _ in picked},
+        ),
+        "title": (
+            {f"t{d}": title for d, _, title, _ in picked},
+            {f"t{d}": {home[d][0]: 1} for d, _, _, _ in picked},
+        ),
+    }
+    for name, (queries, qrels) in sets.items():
+        _write(out[name], corpus, queries, qrels)
+    places = {f"{k}{d}": home[d][1] for d, *_ in picked for k in ("c", "t")}
+    for folder in out.values():
+        (folder / "places.json").write_text(json.dumps(places))
+    return out
+
+
 def sci_claims() -> Path:
     """Build (once) `sci-claims`: SciFact turned round, a whole abstract in, its claims out.
 
