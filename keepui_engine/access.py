@@ -87,6 +87,19 @@ def _why_type() -> Any:
     return WhyResult
 
 
+class _NoLock:
+    """The StoreLock of a PostgreSQL store: there is nothing to hold."""
+
+    def acquire(self, *args: Any, **kwargs: Any) -> bool:
+        return True
+
+    def release(self) -> None:
+        return None
+
+    def holder(self) -> None:
+        return None
+
+
 def _unexpected(what: str, exc: Exception) -> StoreError:
     """A non-keepui exception, wrapped so that only KeepuiErrors leave the facade."""
     return StoreError(
@@ -120,7 +133,9 @@ class StoreAccess:
     ) -> None:
         self.settings = settings
         self._embedder = embedder
-        self._lock = StoreLock(settings.store)
+        # PostgreSQL: every process connects directly; no lock, no socket server
+        self._pg = settings.url is not None
+        self._lock: Any = _NoLock() if self._pg else StoreLock(settings.store)
         self._engine: Engine | None = None
         self._server: server.StoreServer | None = None
         self._worker: Any = None
@@ -131,7 +146,9 @@ class StoreAccess:
         # them (a put from another process must not share two cores with summaries).
         self._foreground = 0
         self._foreground_end = 0.0
-        if own:
+        if own and self._pg:
+            self._engine = self._open_engine()
+        elif own:
             if server.is_up(settings.store):
                 raise StoreError(
                     f"another keepui process (pid {self._lock.holder() or '?'}) already holds "
@@ -165,6 +182,18 @@ class StoreAccess:
         from keepui_engine.store import Store
 
         emb = self.embedder
+        if self.settings.url is not None:
+            from keepui_engine.config import seed_toml
+            from keepui_engine.store.postgres import PgStore
+
+            pg = PgStore(
+                self.settings.url,
+                emb.name,
+                emb.dim,
+                check_model=check_model,
+                settings_toml=seed_toml(self.settings.store),
+            )
+            return Engine(self.settings, pg, emb)
         store = Store(
             self.settings.store,
             emb.name,
@@ -183,6 +212,8 @@ class StoreAccess:
             raise _unexpected(op, exc) from exc
 
     def _route(self, op: str, args: dict[str, Any]) -> Any:
+        if self._engine is None and self._pg:  # connect on first use, then keep the connection
+            self._engine = self._open_engine(check_model=op != "reindex")
         if self._engine is not None:
             with self._serial:
                 result = getattr(self._engine, op)(**args)
@@ -211,6 +242,10 @@ class StoreAccess:
         """Answer other processes on the store socket and drain the queue (owners only)."""
         if self._engine is None:
             raise UsageError("only a Workbench that owns the store can serve it.")
+        if self._pg:  # other processes reach PostgreSQL themselves: only the worker runs
+            if worker:
+                self.start_worker()
+            return
         self._server = server.StoreServer(self.settings.store, self._dispatch)
         self._server.start()
         if worker:
@@ -290,7 +325,7 @@ class StoreAccess:
     @contextmanager
     def _session(self) -> Iterator[None]:
         """Hold the store for a run of many calls when nobody serves it (one model load)."""
-        if self._engine is not None or server.is_up(self.settings.store):
+        if self._pg or self._engine is not None or server.is_up(self.settings.store):
             yield
             return
         if not self._lock.acquire(

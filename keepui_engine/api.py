@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine.access import StoreAccess, _unexpected
-from keepui_engine.config import load_settings, resolve_store, store_exists
+from keepui_engine.config import load_settings, resolve_store, store_exists, store_url
 from keepui_engine.errors import KeepuiError, NotFound, StoreError, UsageError
 from keepui_engine.types import (
     DeleteResult,
@@ -545,7 +545,17 @@ def open_workbench(
         create: Create the store when there is none; False raises StoreError instead
             (commands that only read must not turn a mistyped path into an empty store).
     """
-    if not create:
+    url = store_url(store)
+    if not create and url is not None:
+        from keepui_engine.store.postgres import redact, settings_text
+
+        if settings_text(url) is None:
+            raise StoreError(
+                f"no keepui store in {redact(url)}",
+                "No store",
+                hint="create one with keepui put, or check --store / KEEPUI_STORE",
+            )
+    elif not create:
         root = resolve_store(store)
         if not store_exists(root):
             raise StoreError(

@@ -6,6 +6,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from keepui_engine.errors import ConfigError
 
@@ -23,6 +24,7 @@ model = "all-MiniLM-L6-v2"
 batch_size = 32
 
 [store]
+# url = "postgresql://user@host/db"   # keep this store in PostgreSQL (README: PostgreSQL backend)
 # false = summary-only mode: the full text is not kept, only its summary and vectors.
 keep_content = true
 # Longest summary kept, in characters (summaries are truncations of the text for now).
@@ -115,7 +117,8 @@ class Settings:
     """Everything a store's processes need to agree on.
 
     Attributes:
-        store: The store directory.
+        store: The store directory (for a PostgreSQL store: a local scratch path, unused).
+        url: The PostgreSQL URL of a PostgreSQL store, else None.
         embedding_provider: Registry name of the embedder.
         embedding_model: Model name recorded in the index.
         model_path: Directory overriding the packaged model, or None.
@@ -128,6 +131,7 @@ class Settings:
     """
 
     store: Path
+    url: str | None = None
     embedding_provider: str = "sentence-transformers"
     embedding_model: str = "all-MiniLM-L6-v2"
     model_path: str | None = None
@@ -179,6 +183,66 @@ def resolve_store(store: str | os.PathLike[str] | None) -> Path:
     return Path(raw).expanduser().resolve()
 
 
+def store_url(store: str | os.PathLike[str] | None) -> str | None:
+    """The PostgreSQL URL a store argument names: the argument or $KEEPUI_STORE itself, or
+    `[store] url` in the keepui.toml of the directory they name; None for a DuckDB store."""
+    from keepui_engine.store.postgres import is_url
+
+    raw = store or os.environ.get("KEEPUI_STORE")
+    if raw is not None and is_url(str(raw)):
+        return str(raw)
+    path = resolve_store(store) / CONFIG_NAME
+    if not path.is_file():
+        return None
+    try:
+        url = tomllib.loads(path.read_text(encoding="utf-8")).get("store", {}).get("url")
+    except (OSError, tomllib.TOMLDecodeError):
+        return None  # load_settings reports the broken file
+    if url is not None and not is_url(url):
+        raise ConfigError(f"{path}: [store] url must start with postgresql:// or postgres://.")
+    return url
+
+
+def _url_settings(url: str, store: str | os.PathLike[str] | None) -> Settings:
+    """Settings of a PostgreSQL store: its `settings` table, shared by every process and
+    machine that opens it (the defaults for a new database)."""
+    import hashlib
+    import tempfile
+
+    from keepui_engine.store.postgres import redact, settings_text
+
+    text = settings_text(url) or seed_toml(store)
+    where = f"the settings table of {redact(url)}"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: {exc}. Fix the row named keepui.toml.") from exc
+    raw = store or os.environ.get("KEEPUI_STORE")
+    if raw is not None and str(raw) == url:
+        digest = hashlib.sha256(url.encode()).hexdigest()[:12]
+        root = Path(tempfile.gettempdir()) / "keepui-pg" / digest
+    else:
+        root = resolve_store(store)
+    return _from_toml(data, where, root, url)
+
+
+def seed_toml(store: str | os.PathLike[str] | None) -> str:
+    """The settings a new PostgreSQL store starts with: the keepui.toml that points at it
+    (`[store] url`), else the defaults."""
+    raw = store or os.environ.get("KEEPUI_STORE")
+    path = None if raw is None or store_url_given(raw) else resolve_store(store) / CONFIG_NAME
+    if path is not None and path.is_file():
+        return path.read_text(encoding="utf-8")
+    return DEFAULT_TOML
+
+
+def store_url_given(raw: str | os.PathLike[str]) -> bool:
+    """Whether a store argument is itself a PostgreSQL URL."""
+    from keepui_engine.store.postgres import is_url
+
+    return is_url(str(raw))
+
+
 def store_exists(root: Path) -> bool:
     """Whether a directory holds a keepui store (its keepui.toml or its database)."""
     return (root / CONFIG_NAME).is_file() or (root / "keepui.duckdb").is_file()
@@ -215,6 +279,9 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     Raises:
         ConfigError: keepui.toml cannot be parsed or holds a wrong value.
     """
+    url = store_url(store)
+    if url is not None:
+        return _url_settings(url, store)
     root = resolve_store(store)
     path = root / CONFIG_NAME
     if not path.exists():
@@ -236,10 +303,16 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}. Fix the file or delete it to get the defaults.") from exc
+    return _from_toml(data, str(path), root)
+
+
+def _from_toml(
+    data: dict[str, Any], where: str, root: Path, url: str | None = None
+) -> Settings:
+    """Settings from a parsed keepui.toml (`where` names it in errors)."""
     emb = data.get("embedding", {})
     st = data.get("store", {})
     se = data.get("search", {})
-    where = str(path)
     ing = data.get("ingest", {})
     sm = data.get("summarization", {})
     qu = data.get("queue", {})
@@ -277,6 +350,7 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         )
     return Settings(
         store=root,
+        url=url,
         embedding_provider=str(_get(emb, "provider", str, "sentence-transformers", where)),
         embedding_model=str(_get(emb, "model", str, "all-MiniLM-L6-v2", where)),
         model_path=model_path,

@@ -31,9 +31,11 @@ from keepui_engine.types import (
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
     from keepui_engine.fulltext import FullText
+    from keepui_engine.store.pg_search import PgFullText
     from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.store import Store
+    from keepui_engine.store.postgres import PgStore
     from keepui_engine.types import SearchRecord, VersionDiff
     from keepui_engine.why import WhyResult
 
@@ -60,28 +62,28 @@ class Engine:
         embedder: The embedding provider.
     """
 
-    def __init__(self, settings: Settings, store: Store, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, store: Store | PgStore, embedder: Embedder) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.vectors = EmbeddingCache(store, embedder)
-        self._fulltext: FullText | None = None
+        self._fulltext: FullText | PgFullText | None = None
         self._summarizer: Summarizer | None = None
         self._live: tuple[int, np.ndarray] | None = None
 
     @property
-    def fulltext(self) -> FullText:
+    def fulltext(self) -> FullText | PgFullText:
         """The BM25 channel, opened on first use."""
         if self._fulltext is None:
-            from keepui_engine.fulltext import FullText
-
-            self._fulltext = FullText(self.store.root, self.store.con)
+            self._fulltext = self.store.open_fulltext()
         return self._fulltext
 
     def live_keys(self) -> np.ndarray:
         """Every live vector key, sorted; cached until the next committed write."""
+        if self.store.dialect != "duckdb":  # other processes write too: no cache
+            return self.store.live_keys()
         if self._live is None or self._live[0] != self.store.writes:
-            self._live = (self.store.writes, documents.live_keys(self.store.con))
+            self._live = (self.store.writes, self.store.live_keys())
         return self._live[1]
 
     def maintain(self) -> None:
@@ -99,6 +101,8 @@ class Engine:
 
     def _maintain(self) -> None:
         """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind."""
+        if not self.fulltext.rebuildable:  # PostgreSQL: both indexes are kept up to date
+            return
         live = self.live_keys()
         if self.fulltext.needs_rebuild(live):
             keys, texts = documents.texts_for_keys(self.store.con)

@@ -82,12 +82,18 @@ def find(engine: Engine, q: FindQuery) -> FindResult:
 
         dense = _documents(con, dense_search, fetch)
         method, considered = got  # type: ignore[assignment]
-    live = engine.live_keys()
-    bm25 = _documents(con, lambda k: engine.fulltext.search(query, k, live, allowed), fetch)
+    # PostgreSQL's BM25 holds postings of live versions only: no key list needed
+    live = engine.live_keys() if engine.fulltext.rebuildable else None
+    bm25 = _documents(
+        con,
+        lambda k: engine.fulltext.search(query, k, live, allowed),  # type: ignore[arg-type]
+        fetch,
+    )
     keys = np.unique(np.concatenate([c[0] for c in (dense, bm25) if c is not None]))
     rows = queries.hydrate(con, keys.tolist())
     if mode == "bm25":
-        considered = len(live) if allowed is None else len(allowed)
+        total = len(live) if live is not None else engine.store.index.live_count
+        considered = total if allowed is None else len(allowed)
     similarity = None
     if qvec is not None:
         similarity = _similarity(engine, qvec, dense, bm25)

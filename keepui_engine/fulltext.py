@@ -130,12 +130,14 @@ def lucene_score(
 
 
 class FullText:
-    """The BM25 channel of one open store.
+    """The BM25 channel of one open DuckDB store.
 
     Args:
         root: The store directory (the base index lives in `bm25/`).
         con: The store's DuckDB connection.
     """
+
+    rebuildable = True  # the base index falls behind and is rebuilt (see Engine._maintain)
 
     def __init__(self, root: Path, con: duckdb.DuckDBPyConnection) -> None:
         self.dir = root / "bm25"

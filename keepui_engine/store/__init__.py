@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from keepui_engine.errors import StoreError
 from keepui_engine.store import documents
 from keepui_engine.store.schema import migrate
 from keepui_engine.store.vectors import VectorIndex
+
+if TYPE_CHECKING:
+    from keepui_engine.fulltext import FullText
 
 DB_NAME = "keepui.duckdb"
 
@@ -30,6 +34,8 @@ class Store:
         dim: Embedding dimension.
         exact_max: Exact search limit passed to the vector index.
     """
+
+    dialect = "duckdb"
 
     def __init__(
         self, root: Path, model: str, dim: int, exact_max: int = 30000, *, check_model: bool = True
@@ -114,6 +120,16 @@ class Store:
                 )
             self._index = index
         return self._index
+
+    def open_fulltext(self) -> FullText:
+        """The BM25 channel: a bm25s base in `bm25/` plus the DuckDB tail."""
+        from keepui_engine.fulltext import FullText
+
+        return FullText(self.root, self.con)
+
+    def live_keys(self) -> np.ndarray:
+        """Every vector key the database holds, sorted."""
+        return documents.live_keys(self.con)
 
     def index_add(self, keys: np.ndarray, vecs: np.ndarray) -> None:
         """Append committed vectors to the index files (and the loaded index, if any)."""

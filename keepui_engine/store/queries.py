@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from keepui_engine.store.pg_sql import dialect
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -29,16 +31,25 @@ class KeyRow:
     updated: datetime
 
 
-def tag_conditions(filters: dict[str, list[str] | None], column: str) -> tuple[str, list[Any]]:
+def tag_conditions(
+    filters: dict[str, list[str] | None], column: str, sql: str = "duckdb"
+) -> tuple[str, list[Any]]:
     """SQL conditions (AND) for tag filters on a JSON column of key -> list of values.
 
     Keys are validated against ^[A-Za-z][A-Za-z0-9_-]*$ before they get here, so they are
-    safe inside the JSON path.
+    safe inside the JSON path. `sql` is the dialect (`duckdb` or `postgres`).
     """
     conds: list[str] = []
     params: list[Any] = []
     for key, values in filters.items():
         path = f"'$.\"{key}\"'"
+        if sql == "postgres":
+            if not values:
+                conds.append(f"({column})::jsonb ? '{key}'")
+            for value in values or []:
+                params.append(value)
+                conds.append(f"({column})::jsonb -> '{key}' ? ${len(params)}")
+            continue
         if not values:
             conds.append(f"json_exists({column}, {path})")
         for value in values or []:
@@ -56,7 +67,7 @@ def filter_keys(
     until: datetime | None,
 ) -> np.ndarray:
     """Sorted vector keys whose version passes the tag and time filters."""
-    where, params = tag_conditions(tags, "tags")
+    where, params = tag_conditions(tags, "tags", dialect(con))
     conds = [where] if where else []
     for value, op in ((since, ">="), (until, "<")):
         if value is not None:
@@ -95,12 +106,15 @@ def hydrate(con: duckdb.DuckDBPyConnection, keys: list[int]) -> dict[int, KeyRow
 
 
 def any_conditions(
-    any_tags: dict[str, list[str]] | None, column: str, params: list[Any]
+    any_tags: dict[str, list[str]] | None, column: str, params: list[Any], sql: str = "duckdb"
 ) -> list[str]:
     """SQL conditions for facet selections: per key, any of the values (OR); keys AND."""
     conds = []
     for key, values in (any_tags or {}).items():
-        if values:
+        if values and sql == "postgres":
+            params.append(list(values))
+            conds.append(f"({column})::jsonb -> '{key}' ?| ${len(params)}")
+        elif values:
             params.append(list(values))
             conds.append(
                 f"list_has_any(CAST(json_extract({column}, '$.\"{key}\"') AS VARCHAR[]), "
@@ -118,20 +132,25 @@ def facets(
 ) -> dict[str, dict[str, int]]:
     """KEY -> VALUE -> how many current documents carry it, among those passing the filters
     (and among `ids`, when given). System documents (ids starting with `.`) are left out."""
-    where, params = tag_conditions(tags, "d.tags")
+    sql = dialect(con)
+    where, params = tag_conditions(tags, "d.tags", sql)
     conds = [where] if where else []
     if prefix:
         params.append(prefix)
         conds.append(f"starts_with(d.id, ${len(params)})")
-    conds += any_conditions(any_tags, "d.tags", params)
+    conds += any_conditions(any_tags, "d.tags", params, sql)
     conds.append("NOT starts_with(d.id, '.')")
     if ids is not None:
         params.append(list(ids))
         conds.append(f"d.id IN (SELECT unnest(${len(params)}))")
+    values = (
+        "json_array_elements_text(j.value) AS u(v)"
+        if sql == "postgres"
+        else "unnest(from_json(j.value, '[\"VARCHAR\"]')) AS u(v)"
+    )
     recs = con.execute(
-        "SELECT j.key, u.v, count(DISTINCT d.id) FROM documents d, json_each(d.tags) j, "
-        "unnest(from_json(j.value, '[\"VARCHAR\"]')) AS u(v) "
-        f"WHERE {' AND '.join(conds)} GROUP BY ALL ORDER BY 1, 3 DESC, 2",
+        f"SELECT j.key, u.v, count(DISTINCT d.id) FROM documents d, json_each(d.tags) j, {values} "
+        f"WHERE {' AND '.join(conds)} GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2",
         params,
     ).fetchall()
     out: dict[str, dict[str, int]] = {}
@@ -153,9 +172,10 @@ def list_ids(
 
     System documents (ids starting with `.`) only with `include_system` or a prefix that
     starts with `.`."""
-    where, params = tag_conditions(tags, "tags")
+    sql = dialect(con)
+    where, params = tag_conditions(tags, "tags", sql)
     conds = [where] if where else []
-    conds += any_conditions(any_tags, "tags", params)
+    conds += any_conditions(any_tags, "tags", params, sql)
     if not include_system and not (prefix or "").startswith("."):
         conds.append("NOT starts_with(id, '.')")
     if prefix:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from keepui_engine.store.pg_sql import dialect
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 
 TASKS = ("summarize", "embed", "reindex", "ocr", "analyze", "flow", "links")
 RUNNABLE = ("queued", "failed")
+# PostgreSQL: a claim older than this goes back to the queue (its worker died or hangs)
+LEASE_S = 600.0
 COLS = (
     "id, task, doc_id, version, payload, state, attempts, owner, claimed_at, run_after, "
     "last_error, created"
@@ -87,14 +91,17 @@ def claim(
 ) -> Task | None:
     """Claim the oldest runnable task (its `run_after` has come), or None.
 
-    One statement picks and marks the task; the caller holds the store (the cross-process
-    lock and the owner's serial lock), so no other claim runs at the same time.
+    One statement picks and marks the task. On DuckDB the caller holds the store (the
+    cross-process lock and the owner's serial lock), so no other claim runs at the same time;
+    on PostgreSQL many processes claim at once and `FOR UPDATE SKIP LOCKED` gives each a
+    different task.
     """
+    skip = " FOR UPDATE SKIP LOCKED" if dialect(con) == "postgres" else ""
     got = con.execute(
         "UPDATE pending SET state = 'running', owner = $2, claimed_at = $1, "
         "attempts = attempts + 1, updated = $1 WHERE id = (SELECT id FROM pending "
         "WHERE state IN ('queued', 'failed') AND run_after <= $1 AND list_contains($3, task) "
-        f"ORDER BY run_after, id LIMIT 1) RETURNING {COLS}",
+        f"ORDER BY run_after, id LIMIT 1{skip}) RETURNING {COLS}",
         [now, owner, list(tasks)],
     ).fetchone()
     return None if got is None else _task(got)
@@ -165,16 +172,25 @@ def recover(
     A claim is stale when its process has died, or when it belongs to this process but to a
     thread that is no longer working (`live_owners` lists the claims this process still runs).
     The attempt it used stays counted, so a task that kills its worker dead-letters.
+    On PostgreSQL the owner may run on another machine, so its pid says nothing: a claim is
+    stale when its lease (LEASE_S since it was claimed) has run out.
     """
     me = f"{os.getpid()}:"
+    pg = dialect(con) == "postgres"
     stale = [
         tid
-        for tid, owner in con.execute(
-            "SELECT id, owner FROM pending WHERE state = 'running'"
+        for tid, owner, claimed in con.execute(
+            "SELECT id, owner, claimed_at FROM pending WHERE state = 'running'"
         ).fetchall()
         if owner is None
-        or not alive(owner)
-        or (live_owners is not None and owner.startswith(me) and owner not in live_owners)
+        or (pg and (claimed is None or claimed <= now - timedelta(seconds=LEASE_S)))
+        or (not pg and not alive(owner))
+        or (
+            not pg
+            and live_owners is not None
+            and owner.startswith(me)
+            and owner not in live_owners
+        )
     ]
     if stale:
         con.execute(

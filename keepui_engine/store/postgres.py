@@ -1,0 +1,212 @@
+"""PgStore: the store's tables in PostgreSQL with pgvector, opened by a `postgresql://` URL.
+
+It offers what keepui_engine.store.Store offers (con, transaction, index, fulltext, model
+checks, sizes), so the engine above runs unchanged. No file lock and no socket server: every
+process connects directly; each write is one transaction, and PostgreSQL's row locks and MVCC
+let any number of processes write and read at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from keepui_engine import interrupts
+from keepui_engine.errors import StoreError
+from keepui_engine.store import pg_schema
+from keepui_engine.store.pg_schema import redact
+from keepui_engine.store.pg_search import EF_SEARCH, PgFullText, PgVectorIndex
+from keepui_engine.store.pg_sql import PgConnection
+
+URL_PREFIXES = ("postgresql://", "postgres://")
+
+
+def is_url(store: object) -> bool:
+    """Whether a --store value names a PostgreSQL database."""
+    return isinstance(store, str) and store.startswith(URL_PREFIXES)
+
+
+def connect(url: str) -> PgConnection:
+    """A connection, or a StoreError saying what to check."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise StoreError(
+            f"{redact(url)} is a PostgreSQL store, but psycopg is not installed: "
+            "pip install 'keepui[postgres]'.",
+            "PostgreSQL support missing",
+        ) from exc
+    try:
+        return PgConnection(url)
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"cannot connect to {redact(url)}: {str(exc).strip()}. Check that the server runs "
+            "and the URL (host, port, user, database) is right; keepui serve-pg DIR starts a "
+            "local one.",
+            "Cannot reach PostgreSQL",
+        ) from exc
+
+
+class PgStore:
+    """The open tables of one PostgreSQL store.
+
+    Args:
+        url: The database URL.
+        model: Embedding model name (recorded on first open, checked after).
+        dim: Embedding dimension.
+        settings_toml: The keepui.toml text recorded for a new store.
+    """
+
+    dialect = "postgres"
+
+    def __init__(
+        self,
+        url: str,
+        model: str,
+        dim: int,
+        *,
+        check_model: bool = True,
+        settings_toml: str | None = None,
+    ) -> None:
+        self.url = url
+        self.root = redact(url)  # what stats and messages show
+        self.model = model
+        self.dim = dim
+        self.lock = threading.RLock()
+        self.writes = 0
+        self.con = connect(url)
+        try:
+            pg_schema.ensure(self.con, url, dim)
+            if settings_toml is not None:
+                self.con.raw(
+                    "INSERT INTO settings VALUES ('keepui.toml', $1) ON CONFLICT DO NOTHING",
+                    [settings_toml],
+                )
+            self.con.raw(f"SET hnsw.ef_search = {EF_SEARCH}")
+            self.con.raw("SET hnsw.iterative_scan = relaxed_order")
+            if check_model:
+                self._check_model()
+        except BaseException:
+            self.con.close()
+            raise
+        self._index: PgVectorIndex | None = None
+
+    def _check_model(self) -> None:
+        meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+        if not meta:
+            self.con.execute(
+                "INSERT INTO meta VALUES ('model', $1), ('dim', $2) ON CONFLICT DO NOTHING",
+                [self.model, str(self.dim)],
+            )
+            return
+        if not self.con.execute("SELECT count(*) FROM vector_keys").fetchone()[0]:  # type: ignore[index]
+            self.set_model(self.model, self.dim)
+            return
+        if meta.get("model") != self.model or meta.get("dim") != str(self.dim):
+            raise StoreError(
+                f"the store {self.root} was indexed with {meta.get('model')} "
+                f"({meta.get('dim')} dimensions) but its settings now ask for {self.model} "
+                f"({self.dim}). Run `keepui reindex --store URL` to re-embed everything "
+                "with the new model, or set the old model back in the settings table.",
+                "Embedding model changed",
+            )
+
+    def set_model(self, model: str, dim: int) -> None:
+        """Record a new model after a reindex (the caller re-embeds everything)."""
+        if dim != self.dim:
+            self.con.raw("DROP TABLE IF EXISTS key_vectors")
+            for ddl in pg_schema.vector_table(dim):
+                self.con.raw(ddl)
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES ('model', $1)", [model])
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES ('dim', $1)", [str(dim)])
+        self.model, self.dim = model, dim
+        self._index = None
+
+    def reset_index(self) -> None:
+        """Drop the stored vectors; the next use fills them again from the embedding cache."""
+        self.con.raw("DELETE FROM key_vectors")
+        self._index = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run a block in one PostgreSQL transaction."""
+        with self.lock:
+            self.con.raw("BEGIN")
+            try:
+                yield
+            except BaseException:
+                self.con.raw("ROLLBACK")
+                raise
+            with interrupts.shield():
+                self.con.raw("COMMIT")
+                self.writes += 1
+
+    @property
+    def index(self) -> PgVectorIndex:
+        """The vector table, repaired on first use in this process."""
+        if self._index is None:
+            index = PgVectorIndex(self.con, self.dim)
+            with self.lock:
+                index.repair(self.model)
+            self._index = index
+        return self._index
+
+    def open_fulltext(self) -> PgFullText:
+        """The BM25 channel."""
+        return PgFullText(self.con)
+
+    def live_keys(self) -> np.ndarray:
+        """Every vector key the database holds, sorted."""
+        recs = self.con.raw("SELECT key FROM vector_keys ORDER BY key").fetchall()
+        return np.asarray([r[0] for r in recs], np.int64)
+
+    def index_add(self, keys: np.ndarray, vecs: np.ndarray) -> None:
+        """Store the vectors of committed keys."""
+        PgVectorIndex(self.con, self.dim).append(keys, vecs)
+
+    def maybe_extend_hnsw(self) -> bool:
+        """PostgreSQL keeps its HNSW index up to date on every insert."""
+        return False
+
+    def index_remove(self, keys: np.ndarray) -> None:
+        """Drop the vectors of deleted keys."""
+        PgVectorIndex(self.con, self.dim).remove(keys)
+
+    def size_bytes(self) -> int:
+        """Bytes the keepui tables and their indexes use."""
+        row = self.con.raw(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r' "
+            "AND n.nspname = current_schema()"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        """Close the connection."""
+        with contextlib.suppress(Exception):
+            self.con.close()
+
+
+def settings_text(url: str) -> str | None:
+    """The keepui.toml text a PostgreSQL store records, or None for a new database."""
+    con = connect(url)
+    try:
+        found = pg_schema.version(con)
+        if found is None:
+            return None
+        if found != pg_schema.SCHEMA_VERSION:
+            pg_schema.ensure(con, url, 0)  # raises the error naming what to do
+        row = con.raw("SELECT toml FROM settings WHERE name = 'keepui.toml'").fetchone()
+        return None if row is None else str(row[0])
+    finally:
+        con.close()
+
+
+def describe(store: Any) -> str:
+    """How a store shows itself in messages."""
+    return redact(store) if is_url(store) else str(store)
