@@ -192,6 +192,7 @@ class StoreAccess:
                 emb.dim,
                 check_model=check_model,
                 settings_toml=seed_toml(self.settings.store),
+                exact_max=self.settings.exact_max_vectors,
             )
             return Engine(self.settings, pg, emb)
         store = Store(

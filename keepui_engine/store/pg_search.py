@@ -29,11 +29,13 @@ class PgVectorIndex:
     Args:
         con: The store's connection.
         dim: Vector dimension.
+        exact_max: Up to this many vectors, an unfiltered search is exact; beyond, HNSW.
     """
 
-    def __init__(self, con: PgConnection, dim: int) -> None:
+    def __init__(self, con: PgConnection, dim: int, exact_max: int = 30000) -> None:
         self.con = con
         self.dim = dim
+        self.exact_max = exact_max
 
     def repair(self, model: str) -> int:
         """Add the vectors of committed keys that have none (a writer died between its commit
@@ -99,7 +101,15 @@ class PgVectorIndex:
         q = HalfVector(np.asarray(query, np.float32).reshape(-1))
         if k <= 0 or (allowed is not None and not len(allowed)):
             return np.empty(0, np.int64), np.empty(0, np.float32), "exact", 0
-        if allowed is not None and len(allowed) <= EXACT_MAX:
+        total = self.live_count if allowed is None else len(allowed)
+        if allowed is None and total <= self.exact_max:  # exact: `+ 0` keeps the index out
+            recs = self.con.raw(
+                "SELECT key, vec <=> $1 FROM key_vectors ORDER BY (vec <=> $1) + 0, key DESC "
+                "LIMIT $2",
+                [q, k],
+            ).fetchall()
+            method, considered = "exact", total
+        elif allowed is not None and len(allowed) <= EXACT_MAX:
             recs = self.con.raw(
                 "SELECT key, vec <=> $1 FROM key_vectors WHERE key = ANY($2) "
                 "ORDER BY 2, key DESC LIMIT $3",
@@ -117,7 +127,7 @@ class PgVectorIndex:
             ).fetchall()
             recs.sort(key=lambda r: (r[1], -r[0]))  # relaxed order: sort what came back
             method = "hnsw"
-            considered = self.live_count if allowed is None else len(allowed)
+            considered = total
         keys = np.asarray([r[0] for r in recs], np.int64)
         sims = np.asarray([1.0 - float(r[1]) for r in recs], np.float32)
         return keys, sims, method, considered

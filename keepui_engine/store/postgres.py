@@ -60,6 +60,7 @@ class PgStore:
         model: Embedding model name (recorded on first open, checked after).
         dim: Embedding dimension.
         settings_toml: The keepui.toml text recorded for a new store.
+        exact_max: Up to this many vectors, search is exact; beyond, HNSW.
     """
 
     dialect = "postgres"
@@ -72,11 +73,13 @@ class PgStore:
         *,
         check_model: bool = True,
         settings_toml: str | None = None,
+        exact_max: int = 30000,
     ) -> None:
         self.url = url
         self.root = redact(url)  # what stats and messages show
         self.model = model
         self.dim = dim
+        self.exact_max = exact_max
         self.lock = threading.RLock()
         self.writes = 0
         self.con = connect(url)
@@ -118,7 +121,11 @@ class PgStore:
 
     def set_model(self, model: str, dim: int) -> None:
         """Record a new model after a reindex (the caller re-embeds everything)."""
-        if dim != self.dim:
+        row = self.con.raw(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'key_vectors'::regclass "
+            "AND attname = 'vec'"
+        ).fetchone()
+        if row is None or int(row[0]) != dim:
             self.con.raw("DROP TABLE IF EXISTS key_vectors")
             for ddl in pg_schema.vector_table(dim):
                 self.con.raw(ddl)
@@ -150,7 +157,7 @@ class PgStore:
     def index(self) -> PgVectorIndex:
         """The vector table, repaired on first use in this process."""
         if self._index is None:
-            index = PgVectorIndex(self.con, self.dim)
+            index = PgVectorIndex(self.con, self.dim, self.exact_max)
             with self.lock:
                 index.repair(self.model)
             self._index = index

@@ -12,6 +12,12 @@ from keepui_engine import NotFound, VersionDiff, Workbench, open_workbench
 from keepui_engine.diff import diff_lines, diff_texts, word_spans
 
 
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir or wb run on DuckDB and on PostgreSQL."""
+    return backend_dir
+
+
 def test_word_spans_mark_only_the_changed_words() -> None:
     left, right = word_spans("the quick brown fox", "the slow brown fox jumps")
     assert [("the quick brown fox"[a:b]) for a, b in left] == ["quick"]

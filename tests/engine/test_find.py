@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -11,6 +12,12 @@ from support import make_fake_store
 from keepui_engine import PutSpec, StoreError, UsageError, Workbench, open_workbench
 from keepui_engine import engine as engine_mod
 from keepui_engine.providers.fake import FakeEmbedder
+
+
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir or wb run on DuckDB and on PostgreSQL."""
+    return backend_dir
 
 
 def _at(monkeypatch: pytest.MonkeyPatch, when: datetime) -> None:

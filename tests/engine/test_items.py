@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from support import make_fake_store
 
 from keepui_engine import NotFound, PutSpec, UsageError, Workbench, open_workbench
+
+
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """Every test here runs on DuckDB and on PostgreSQL (see conftest.backend)."""
+    return backend_dir
 
 
 def test_anonymous_id_is_content_addressed(wb: Workbench) -> None:
@@ -137,7 +144,9 @@ def test_list_sorts_filters_and_prefixes(wb: Workbench) -> None:
         wb.list_items(sort="size")
 
 
-def test_client_mode_takes_the_lock_per_call(store_dir) -> None:  # type: ignore[no-untyped-def]
+def test_client_mode_takes_the_lock_per_call(store_dir, backend) -> None:  # type: ignore[no-untyped-def]
+    if backend == "postgres":
+        pytest.skip("PostgreSQL has no store lock: every process connects itself")
     client = open_workbench(store_dir)
     client.put("client written", id="c")
     assert not client.owns_store

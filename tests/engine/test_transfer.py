@@ -11,6 +11,12 @@ from support import make_fake_store
 
 from keepui_engine import PutSpec, UsageError, Workbench, open_workbench
 
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir or wb run on DuckDB and on PostgreSQL."""
+    return backend_dir
+
+
 LONG = "\n\n".join(
     f"# Section {n}\n" + " ".join(f"word{n}x{i}" for i in range(300)) + "." for n in range(4)
 )
