@@ -6,6 +6,7 @@ from typing import Any
 
 from keepui_engine.api import Workbench, open_workbench
 from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
+from keepui_engine.store.pg_local import start_local_postgres
 from keepui_engine.errors import (
     ConfigError,
     FlowError,
@@ -113,6 +114,7 @@ __all__ = [
     "parse_flow_params",
     "resolve_store",
     "source_kind",
+    "start_local_postgres",
     "store_exists",
     "now_id",
     "evaluate",

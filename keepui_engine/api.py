@@ -547,9 +547,11 @@ def open_workbench(
     """
     url = store_url(store)
     if not create and url is not None:
-        from keepui_engine.store.postgres import redact, settings_text
+        from keepui_engine.store.postgres import is_url, redact, settings_text
 
-        if settings_text(url) is None:
+        # a directory whose keepui.toml points at the URL is a store, as on DuckDB
+        given = is_url(str(store or os.environ.get("KEEPUI_STORE") or ""))
+        if given and settings_text(url) is None:
             raise StoreError(
                 f"no keepui store in {redact(url)}",
                 "No store",

@@ -7,10 +7,13 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import Annotated
+
+import typer
 
 from keepui.cli.options import JsonFlag, StoreOpt
 from keepui.cli.output import emit_json, note
-from keepui_engine import open_workbench
+from keepui_engine import open_workbench, start_local_postgres
 
 
 def serve(store: StoreOpt = None, json_: JsonFlag = False) -> None:
@@ -36,4 +39,35 @@ def serve(store: StoreOpt = None, json_: JsonFlag = False) -> None:
             sys.stdout.flush()
         while not stop.wait(0.25):  # a timed wait lets the main thread run signal handlers
             pass
+    note("keepui: stopped")
+
+
+def serve_pg(
+    directory: Annotated[str, typer.Argument(help="Where the PostgreSQL data lives.")],
+    json_: JsonFlag = False,
+) -> None:
+    """Start a local PostgreSQL with pgvector in DIRECTORY for trying the PostgreSQL backend.
+
+    \b
+    Prints its URL on stdout; use it as --store URL (or KEEPUI_STORE). Stops on Ctrl+C.
+    """
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    url, shutdown = start_local_postgres(directory)
+    try:
+        if json_:
+            emit_json({"url": url, "pid": os.getpid(), "state": "serving"})
+        else:
+            print(url)
+        sys.stdout.flush()
+        note(f"keepui: PostgreSQL with pgvector serving {directory} (Ctrl+C to stop)")
+        while not stop.wait(0.25):  # a timed wait lets the main thread run signal handlers
+            pass
+    finally:
+        shutdown()
     note("keepui: stopped")

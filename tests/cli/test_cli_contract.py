@@ -10,6 +10,12 @@ from pathlib import Path
 import pytest
 from support import run_cli as run
 
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir run on DuckDB and on PostgreSQL."""
+    return backend_dir
+
+
 HIT_KEYS = {
     "id",
     "version",
@@ -177,7 +183,9 @@ def test_global_store_option_and_version(store_dir: Path) -> None:
     assert version.returncode == 0 and version.stdout.startswith("keepui ")
 
 
-def test_model_change_then_reindex(store_dir: Path) -> None:
+def test_model_change_then_reindex(store_dir: Path, backend: str) -> None:
+    if backend == "postgres":
+        pytest.skip("a PostgreSQL store's settings live in its settings table, not keepui.toml")
     assert run(store_dir, "put", "some text", "-i", "m").returncode == 0
     toml = store_dir / "keepui.toml"
     toml.write_text(

@@ -1,0 +1,138 @@
+"""PostgreSQL-only behaviour: the SQL translation, BM25 parity with DuckDB, migration from a
+DuckDB store through export/import, and the errors that say what to do (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from pg_support import database_url, fresh_database, make_pg_store
+from support import make_fake_store, run_cli
+
+from keepui_engine import PutSpec, open_workbench
+from keepui_engine.store.pg_sql import translate
+
+TEXTS = [
+    "The quick brown fox jumps over the lazy dog",
+    "A lazy afternoon with a good book and tea",
+    "Foxes are quick and clever animals of the forest",
+    "Databases store rows; search engines store postings",
+    "The dog sleeps all day, lazy and content",
+    "Quick sort and merge sort are classic algorithms",
+]
+
+
+def test_translation_rules() -> None:
+    assert translate("INSERT OR REPLACE INTO meta VALUES ('x', $1)") == (
+        "INSERT INTO meta VALUES ('x', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+    )
+    assert translate("SELECT 1 WHERE list_contains($3, task)") == "SELECT 1 WHERE task = ANY($3)"
+    assert "generate_series(1, $1)" in translate("SELECT nextval('s') FROM range($1)")
+    assert "jsonb_path_exists(tags::jsonb, $1::jsonpath)" in translate(
+        "SELECT id FROM documents WHERE json_exists(tags, $1)"
+    )
+    assert translate("BEGIN TRANSACTION") == "BEGIN"
+    plain = "SELECT key FROM vector_keys WHERE doc_id = $1"
+    assert translate(plain) == plain
+
+
+def _bm25(store: Path, query: str) -> list[tuple[str, float]]:
+    with open_workbench(store, own=True) as wb:
+        return [(h.id, h.scores["bm25"]) for h in wb.find(query, mode="bm25").hits]  # type: ignore[misc]
+
+
+def test_bm25_scores_match_the_duckdb_channel(tmp_path: Path, pg_url: str) -> None:
+    duck = make_fake_store(tmp_path / "duck")
+    pg = make_pg_store(tmp_path / "pg", pg_url)
+    for store in (duck, pg):
+        with open_workbench(store, own=True) as wb:
+            wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS)])
+            wb.put("a lazy fox again, updated", id="t5")  # a second version: two live keys
+    for query in ("lazy fox", "quick sort", "store postings"):
+        a, b = _bm25(duck, query), _bm25(pg, query)
+        assert [d for d, _ in a] == [d for d, _ in b], query
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-5)
+
+
+def test_a_duckdb_export_moves_into_postgres_losslessly(tmp_path: Path, pg_url: str) -> None:
+    duck = make_fake_store(tmp_path / "duck")
+    with open_workbench(duck, own=True) as wb:
+        wb.put_many([PutSpec(t, id=f"t{i}", tags=["k=v"]) for i, t in enumerate(TEXTS)])
+        wb.put("second version of t1", id="t1", tags=["k=w", "extra=é"])
+        wb.judge("lazy", "t0", 3)
+    flags = ("--include-versions", "--include-parts", "--with-vectors")
+    first = run_cli(duck, "export", "-", *flags)
+    assert first.returncode == 0, first.stderr
+    pg = make_pg_store(tmp_path / "pg", pg_url)
+    loaded = run_cli(pg, "import", "-", stdin=first.stdout)
+    assert loaded.returncode == 0, loaded.stderr
+    again = run_cli(pg, "export", "-", *flags)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == first.stdout
+    found = json.loads(run_cli(pg, "find", "second version", "--json").stdout)
+    assert found["hits"][0]["id"] == "t1"
+    hist = json.loads(run_cli(pg, "get", "t1", "--history", "--json").stdout)
+    assert len(hist["versions"]) == 2
+
+
+def test_an_unreachable_url_is_exit_2_naming_what_to_check(tmp_path: Path) -> None:
+    url = f"postgresql://nobody@/nowhere?host={tmp_path}&port=1"
+    result = run_cli(url, "stats")  # type: ignore[arg-type]
+    assert result.returncode == 2
+    assert "cannot connect" in result.stderr and "serve-pg" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_server_without_pgvector_is_exit_2(tmp_path: Path, pg_server: str) -> None:
+    name = f"novec_{tmp_path.name[-8:].replace('-', '_')}".lower()
+    with psycopg.connect(pg_server, autocommit=True) as con:
+        con.execute("DO $$ BEGIN CREATE ROLE plain LOGIN; EXCEPTION WHEN duplicate_object "
+                    "THEN NULL; END $$")
+        con.execute(f"CREATE DATABASE {name} OWNER plain")
+    url = database_url(pg_server, name).replace("postgres:@", "plain@", 1)
+    result = run_cli(url, "put", "x")  # type: ignore[arg-type]
+    assert result.returncode == 2, result.stderr
+    assert "pgvector" in result.stderr and "CREATE EXTENSION vector" in result.stderr
+
+
+def test_another_schema_version_is_exit_2_saying_what_to_do(tmp_path: Path, pg_url: str) -> None:
+    store = make_pg_store(tmp_path / "s", pg_url)
+    assert run_cli(store, "put", "hello", "-i", "h").returncode == 0
+    with psycopg.connect(pg_url, autocommit=True) as con:
+        con.execute("UPDATE keepui_schema SET version = 99")
+    result = run_cli(store, "get", "h")
+    assert result.returncode == 2
+    assert "schema version 99" in result.stderr and "keepui export" in result.stderr
+
+
+def test_url_given_directly_reads_settings_from_the_database(
+    tmp_path: Path, pg_url: str, pg_server: str
+) -> None:
+    store = make_pg_store(tmp_path / "s", pg_url)  # its keepui.toml (fake embedder) seeds it
+    assert run_cli(store, "put", "seeded settings", "-i", "a").returncode == 0
+    stats = json.loads(run_cli(pg_url, "stats", "--json").stdout)  # type: ignore[arg-type]
+    assert stats["model"] == "fake-hash-v1" and stats["items"] == 1
+    missing = run_cli(fresh_database(pg_server), "find", "x")  # type: ignore[arg-type]
+    assert missing.returncode == 2 and "no keepui store" in missing.stderr
+
+
+def test_serve_pg_prints_a_url_that_works(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "keepui", "serve-pg", str(tmp_path / "pgdata")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()  # blocks until the server is up
+        assert url.startswith("postgresql://"), proc.stderr.read() if proc.stderr else ""
+        with psycopg.connect(url) as con:
+            assert con.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    finally:
+        proc.send_signal(2)  # Ctrl-C
+        assert proc.wait(timeout=60) == 0
