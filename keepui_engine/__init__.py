@@ -6,7 +6,6 @@ from typing import Any
 
 from keepui_engine.api import Workbench, open_workbench
 from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
-from keepui_engine.store.pg_local import start_local_postgres
 from keepui_engine.errors import (
     ConfigError,
     FlowError,
@@ -22,6 +21,7 @@ from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick
 from keepui_engine.inputs import looks_like_path, now_id, source_kind
 from keepui_engine.interrupts import install as install_interrupts
 from keepui_engine.searches import compare_results
+from keepui_engine.store.pg_local import start_local_postgres
 from keepui_engine.types import (
     DeleteResult,
     DiffRow,

@@ -306,9 +306,7 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
     return _from_toml(data, str(path), root)
 
 
-def _from_toml(
-    data: dict[str, Any], where: str, root: Path, url: str | None = None
-) -> Settings:
+def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = None) -> Settings:
     """Settings from a parsed keepui.toml (`where` names it in errors)."""
     emb = data.get("embedding", {})
     st = data.get("store", {})

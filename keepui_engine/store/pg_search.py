@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine.fulltext import B, K1, Tokenizer
+from keepui_engine.fulltext import K1, B, Tokenizer
 
 if TYPE_CHECKING:
     from keepui_engine.store.pg_sql import PgConnection
@@ -189,8 +189,10 @@ class PgFullText:
             "FROM bm25_docs), f AS (SELECT term, count(*)::float8 AS df FROM bm25_tail "
             "WHERE term = ANY($1) GROUP BY term) "
             "SELECT p.key, sum(ln(1 + (s.n - f.df + 0.5) / (f.df + 0.5)) * p.tf "
-            "/ (p.tf + $3 * (1 - $4 + $4 * p.dl / greatest(s.avgdl, 1e-9)))) AS score "
-            f"FROM bm25_tail p JOIN f ON f.term = p.term CROSS JOIN s WHERE p.term = ANY($1) {where} "
+            "/ (p.tf + $3 * (1 - $4 + $4 * p.dl / greatest(s.avgdl, 1e-9))) "
+            "ORDER BY p.term) AS score "  # one summation order: the same score in every database
+            "FROM bm25_tail p JOIN f ON f.term = p.term CROSS JOIN s "
+            f"WHERE p.term = ANY($1) {where} "
             "GROUP BY p.key ORDER BY score DESC, p.key DESC LIMIT $2",
             params,
         ).fetchall()

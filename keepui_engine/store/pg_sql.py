@@ -44,7 +44,8 @@ def translate(sql: str) -> str:
         table = m.group(1)
         keys, rest = UPSERTS[table]
         sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in rest)
-        sql = f"INSERT INTO {table}{sql[m.end() :]} ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {sets}"
+        conflict = f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {sets}"
+        sql = f"INSERT INTO {table}{sql[m.end() :]} {conflict}"
     for pattern, repl in RULES:
         sql = pattern.sub(repl, sql)
     return sql

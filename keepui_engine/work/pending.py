@@ -186,10 +186,7 @@ def recover(
         or (pg and (claimed is None or claimed <= now - timedelta(seconds=LEASE_S)))
         or (not pg and not alive(owner))
         or (
-            not pg
-            and live_owners is not None
-            and owner.startswith(me)
-            and owner not in live_owners
+            not pg and live_owners is not None and owner.startswith(me) and owner not in live_owners
         )
     ]
     if stale:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from support import run_cli as run
 
+
 @pytest.fixture
 def store_dir(backend_dir: Path) -> Path:
     """The tests here that use store_dir run on DuckDB and on PostgreSQL."""

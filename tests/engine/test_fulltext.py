@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+
 import pytest
 from support import make_fake_store
 
 from keepui_engine import PutSpec, Workbench, open_workbench
 from keepui_engine import fulltext as ft
+
 
 @pytest.fixture
 def store_dir(backend_dir: Path) -> Path:
@@ -63,7 +65,9 @@ def test_tail_and_rebuilt_base_score_alike(wb: Workbench, backend: str) -> None:
 
 
 @pytest.mark.parametrize("rebuild", [False, True])
-def test_no_stale_hits_after_delete_revert_and_purge(store_dir, rebuild: bool, backend: str) -> None:  # type: ignore[no-untyped-def]
+def test_no_stale_hits_after_delete_revert_and_purge(
+    store_dir, rebuild: bool, backend: str
+) -> None:  # type: ignore[no-untyped-def]
     if rebuild and backend == "postgres":
         pytest.skip("no base index to rebuild on PostgreSQL")
     with open_workbench(store_dir, own=True) as wb:

@@ -90,8 +90,9 @@ def test_an_unreachable_url_is_exit_2_naming_what_to_check(tmp_path: Path) -> No
 def test_a_server_without_pgvector_is_exit_2(tmp_path: Path, pg_server: str) -> None:
     name = f"novec_{tmp_path.name[-8:].replace('-', '_')}".lower()
     with psycopg.connect(pg_server, autocommit=True) as con:
-        con.execute("DO $$ BEGIN CREATE ROLE plain LOGIN; EXCEPTION WHEN duplicate_object "
-                    "THEN NULL; END $$")
+        con.execute(
+            "DO $$ BEGIN CREATE ROLE plain LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+        )
         con.execute(f"CREATE DATABASE {name} OWNER plain")
     url = database_url(pg_server, name).replace("postgres:@", "plain@", 1)
     result = run_cli(url, "put", "x")  # type: ignore[arg-type]
@@ -132,7 +133,9 @@ def test_serve_pg_prints_a_url_that_works(tmp_path: Path) -> None:
         url = proc.stdout.readline().strip()  # blocks until the server is up
         assert url.startswith("postgresql://"), proc.stderr.read() if proc.stderr else ""
         with psycopg.connect(url) as con:
-            assert con.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            assert con.execute(
+                "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone()
     finally:
         proc.send_signal(2)  # Ctrl-C
         assert proc.wait(timeout=60) == 0

