@@ -206,7 +206,6 @@ def store_url(store: str | os.PathLike[str] | None) -> str | None:
 def _url_settings(url: str, store: str | os.PathLike[str] | None) -> Settings:
     """Settings of a PostgreSQL store: its `settings` table, shared by every process and
     machine that opens it (the defaults for a new database)."""
-    import hashlib
     import tempfile
 
     from keepui_engine.store.postgres import redact, settings_text
@@ -217,30 +216,22 @@ def _url_settings(url: str, store: str | os.PathLike[str] | None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: {exc}. Fix the row named keepui.toml.") from exc
-    raw = store or os.environ.get("KEEPUI_STORE")
-    if raw is not None and str(raw) == url:
-        digest = hashlib.sha256(url.encode()).hexdigest()[:12]
-        root = Path(tempfile.gettempdir()) / "keepui-pg" / digest
-    else:
-        root = resolve_store(store)
+    raw = store or os.environ.get("KEEPUI_STORE")  # a bare URL has no directory: a placeholder
+    given = raw is not None and str(raw) == url
+    root = Path(tempfile.gettempdir()) / "keepui-pg" if given else resolve_store(store)
     return _from_toml(data, where, root, url)
 
 
 def seed_toml(store: str | os.PathLike[str] | None) -> str:
     """The settings a new PostgreSQL store starts with: the keepui.toml that points at it
     (`[store] url`), else the defaults."""
+    from keepui_engine.store.postgres import is_url
+
     raw = store or os.environ.get("KEEPUI_STORE")
-    path = None if raw is None or store_url_given(raw) else resolve_store(store) / CONFIG_NAME
+    path = None if raw is None or is_url(str(raw)) else resolve_store(store) / CONFIG_NAME
     if path is not None and path.is_file():
         return path.read_text(encoding="utf-8")
     return DEFAULT_TOML
-
-
-def store_url_given(raw: str | os.PathLike[str]) -> bool:
-    """Whether a store argument is itself a PostgreSQL URL."""
-    from keepui_engine.store.postgres import is_url
-
-    return is_url(str(raw))
 
 
 def store_exists(root: Path) -> bool:
