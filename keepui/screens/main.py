@@ -79,7 +79,7 @@ class MainScreen(ResultsScreen):
             Binding("f", "add_file", "File", show=False),
             Binding("t", "edit_tags", "Tags"),
             Binding("e", "edit", "Edit", show=False),
-            Binding("y", "copy_id", "Copy id"),
+            Binding("y", "copy_id", "Copy id", show=False),
             Binding("Y", "copy_json", "Copy JSON", show=False),
             Binding("x", "delete", "Delete", show=False),
             Binding("X", "purge", "Purge", show=False),
