@@ -89,7 +89,10 @@ def main() -> None:
         f"find --resolve vs find, nDCG@10: {paired.delta:+.4f} [{paired.low:+.4f}, "
         f"{paired.high:+.4f}], p = {paired.p:.3f} ({paired.wins} better, {paired.losses} worse)"
     )
-    statuses = Counter(kind.split(":")[0] for kind in outcomes.elements())
+    statuses: Counter[str] = Counter()
+    for kind in outcomes.elements():
+        status, _, reason = kind.partition(": ")
+        statuses["ambiguous" if reason.startswith("ambiguous") else status] += 1
     for status in ("done", "ambiguous", "stopped", "error"):
         rep.add(f"outcome_{status}", statuses.get(status, 0), "queries")
     rep.add("ticks_mean", statistics.mean(ticks), "ticks")
