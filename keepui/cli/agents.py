@@ -8,7 +8,7 @@ import typer
 
 from keepui.cli.options import FilterOpt, JsonFlag, StoreOpt, TagOpt
 from keepui.cli.output import emit_json, note, out
-from keepui_engine import Item, now_id, open_workbench, resolve_store, store_exists
+from keepui_engine import Item, StoreError, now_id, open_workbench
 
 ModeOpt = Annotated[
     str | None,
@@ -134,11 +134,13 @@ def now(
       keepui now                       # print it
       keepui now --scope agent-7 "Indexing the papers folder" --json
     """
-    if text is None and not store_exists(resolve_store(store)):
-        item = Item(now_id(scope), 0, 0, 0, "", "", {}, "", "", "")  # no store yet: empty
-    else:
-        with open_workbench(store) as wb:
+    try:  # reading never creates a store (a directory or a PostgreSQL database)
+        with open_workbench(store, create=text is not None) as wb:
             item = wb.now(text, scope=scope, tags=tag)
+    except StoreError as exc:
+        if text is not None or exc.title != "No store":
+            raise
+        item = Item(now_id(scope), 0, 0, 0, "", "", {}, "", "", "")  # no store yet: empty
     if json_:
         emit_json(item.to_dict())
         return

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -119,6 +120,24 @@ def test_url_given_directly_reads_settings_from_the_database(
     assert stats["model"] == "fake-hash-v1" and stats["items"] == 1
     missing = run_cli(fresh_database(pg_server), "find", "x")  # type: ignore[arg-type]
     assert missing.returncode == 2 and "no keepui store" in missing.stderr
+
+
+def test_agent_commands_on_a_url_store(tmp_path: Path, pg_url: str, pg_server: str) -> None:
+    store = make_pg_store(tmp_path / "s", pg_url)
+    assert run_cli(store, "put", "--text", "seed", "-i", "seed").returncode == 0
+    url: Any = pg_url  # a bare URL, as KEEPUI_STORE would give it
+    assert run_cli(url, "now", "reviewing the queue").returncode == 0
+    now = json.loads(run_cli(url, "now", "--json").stdout)
+    assert now["text"] == "reviewing the queue" and now["version"] == 1
+    empty: Any = fresh_database(pg_server)
+    nothing = run_cli(empty, "now", "--json")  # reading creates nothing: an empty note
+    assert nothing.returncode == 0 and json.loads(nothing.stdout)["version"] == 0
+    assert run_cli(empty, "find", "x").returncode == 2  # still no store there
+    assert run_cli(url, "judge", "queue", "seed", "--grade", "2").returncode == 0
+    judged = json.loads(run_cli(url, "judgments", "--json").stdout)["judgments"]
+    assert [(j["id"], j["grade"]) for j in judged] == [("seed", 2)]
+    facets = json.loads(run_cli(url, "list", "--facets", "--json").stdout)
+    assert facets["schema"] == 1 and "facets" in facets
 
 
 def test_serve_pg_prints_a_url_that_works(tmp_path: Path) -> None:
