@@ -32,8 +32,8 @@ def record(store: Store, q: FindQuery, ids: list[str]) -> SearchRecord:
     at = _now()
     with store.transaction():
         got = store.con.execute(
-            "INSERT INTO searches (ran_at, query, params, result_ids) VALUES ($1, $2, $3, $4) "
-            "RETURNING id",
+            "INSERT INTO searches (ran_at, query, params, result_ids) "
+            "VALUES ($1, $2, $3::JSON, $4::JSON) RETURNING id",
             [at, q.query, json.dumps(q.to_dict()), json.dumps(list(ids))],
         ).fetchone()
     assert got is not None

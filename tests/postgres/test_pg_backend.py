@@ -14,7 +14,7 @@ import pytest
 from pg_support import database_url, fresh_database, make_pg_store
 from support import make_fake_store, run_cli
 
-from keepui_engine import PutSpec, open_workbench
+from keepui_engine import FindQuery, PutSpec, open_workbench
 from keepui_engine.store.pg_sql import translate
 
 TEXTS = [
@@ -138,6 +138,19 @@ def test_agent_commands_on_a_url_store(tmp_path: Path, pg_url: str, pg_server: s
     assert [(j["id"], j["grade"]) for j in judged] == [("seed", 2)]
     facets = json.loads(run_cli(url, "list", "--facets", "--json").stdout)
     assert facets["schema"] == 1 and "facets" in facets
+
+
+def test_search_history_on_postgres(tmp_path: Path, pg_url: str) -> None:
+    # The workbench records every search (a JSON column written with a text parameter).
+    store = make_pg_store(tmp_path / "s", pg_url)
+    with open_workbench(store, own=True) as wb:
+        wb.put("Login bug on web after password reset", id="b2")
+        q = FindQuery("login bug", limit=5, mode="bm25")
+        first = wb.record_search(q, [h.id for h in wb.find_query(q).hits])
+        assert first.ids == ["b2"]
+        (again,) = wb.searches(limit=1)
+        assert again.q.query == "login bug" and again.q.mode == "bm25"
+        assert again.ids == ["b2"]
 
 
 def test_serve_pg_prints_a_url_that_works(tmp_path: Path) -> None:
