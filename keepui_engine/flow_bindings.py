@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -167,6 +168,7 @@ class FlowHost:
         self.mutations: list[tuple[str, dict[str, Any]]] = []
         self.applied: list[dict[str, Any]] = []
         self.tick = 0
+        self._docs: dict[str, FlowDoc] = {}  # one run reads each doc once
 
     def record(self, action: str, args: dict[str, Any]) -> dict[str, Any]:
         """A write action: checked now, applied after the tick (rules later in the same tick
@@ -209,7 +211,12 @@ class FlowHost:
         """The state doc called `name`: the store's `.state/NAME`, else the shipped one, which
         is then installed as `.state/NAME` (first use). A stored doc that does not parse is
         reported in `warnings` and the shipped default runs instead. Raises NotFound naming
-        the ones there are."""
+        the ones there are. Read once per run."""
+        if name not in self._docs:
+            self._docs[name] = self._load_flow(name)
+        return self._docs[name]
+
+    def _load_flow(self, name: str) -> FlowDoc:
         doc = loader.builtin_doc(name)
         try:
             text = self.wb.get(STATE_PREFIX + name).text or ""
@@ -217,7 +224,7 @@ class FlowHost:
             text = None
         if text is not None:
             try:
-                return check_actions(loader.check_text(text, name))
+                return _checked(text, name)
             except FlowError as exc:
                 if doc is None:
                     raise
@@ -359,3 +366,11 @@ _ACTIONS: dict[str, Any] = {
         str(args.get("query") or ""), args.get("results"), args.get("terms")
     ),
 }
+
+
+@functools.lru_cache(maxsize=64)
+def _checked(text: str, name: str) -> FlowDoc:
+    """A stored state doc's text, parsed and checked once per process (docs are immutable
+    values: an edit is a new text). ruamel.yaml's round-trip parse is ~25 ms a doc, which every
+    flow paid for each doc it loaded."""
+    return check_actions(loader.check_text(text, name))

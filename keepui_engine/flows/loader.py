@@ -194,6 +194,7 @@ def builtin_text(name: str) -> str | None:
 
 
 @functools.cache
+@functools.lru_cache(maxsize=32)
 def builtin_doc(name: str) -> FlowDoc | None:
     """A shipped state doc, parsed once per process; None when there is none of that name."""
     text = builtin_text(name)
