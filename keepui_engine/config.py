@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from keepui_engine.errors import ConfigError
+from keepui_engine.pg_url import is_url
 
 CONFIG_NAME = "keepui.toml"
 
@@ -186,8 +187,6 @@ def resolve_store(store: str | os.PathLike[str] | None) -> Path:
 def store_url(store: str | os.PathLike[str] | None) -> str | None:
     """The PostgreSQL URL a store argument names: the argument or $KEEPUI_STORE itself, or
     `[store] url` in the keepui.toml of the directory they name; None for a DuckDB store."""
-    from keepui_engine.store.postgres import is_url
-
     raw = store or os.environ.get("KEEPUI_STORE")
     if raw is not None and is_url(str(raw)):
         return str(raw)
@@ -225,8 +224,6 @@ def _url_settings(url: str, store: str | os.PathLike[str] | None) -> Settings:
 def seed_toml(store: str | os.PathLike[str] | None) -> str:
     """The settings a new PostgreSQL store starts with: the keepui.toml that points at it
     (`[store] url`), else the defaults."""
-    from keepui_engine.store.postgres import is_url
-
     raw = store or os.environ.get("KEEPUI_STORE")
     path = None if raw is None or is_url(str(raw)) else resolve_store(store) / CONFIG_NAME
     if path is not None and path.is_file():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -107,12 +108,16 @@ class WorkbenchScreen(Screen[None]):
         return not (typing and action in self._letter_actions())
 
     @classmethod
-    def _letter_actions(cls) -> set[str]:
-        return {
-            b.action.split("(", 1)[0]
-            for b in cls.BINDINGS
-            if isinstance(b, Binding) and b.priority and is_letter_key(b.key)
-        }
+    @functools.cache
+    def _letter_actions(cls) -> frozenset[str]:
+        """The actions bound to priority letter keys (fixed per class: asked on every key)."""
+        return frozenset(
+            {
+                b.action.split("(", 1)[0]
+                for b in cls.BINDINGS
+                if isinstance(b, Binding) and b.priority and is_letter_key(b.key)
+            }
+        )
 
     def _target_id(self) -> str | None:
         found = self.target()

@@ -98,10 +98,6 @@ class FacetsScreen(WorkbenchScreen):
         self.app.pop_screen()
         self.apply(event.selection)
 
-    def target(self) -> tuple[str, dict[str, object]] | None:
-        """No document here: the item actions say so."""
-        return None
-
     def action_clear(self) -> None:
         """Drop every selected value."""
         facets = self.query_one("#facet-list", FacetList)

@@ -255,8 +255,7 @@ class MainScreen(ResultsScreen):
         pane = self.query_one("#results", ResultTabs).current
         if pane is not None:
             pane.stale = False
-            parent = pane.parent
-            pane_id = parent.id if parent is not None else None
+            pane_id = self.query_one("#results", ResultTabs).pane_id(pane)
             if pane_id and pane.listing:
                 self.run_listing(pane.facets or {}, pane.q.limit, pane_id)
             elif pane_id:

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from keepui.widgets.format import first_line, num
+from keepui.widgets.format import first_line, num, plural
 from keepui.widgets.keys import OPTION_KEYS
 
 Row = tuple[str, Any]
@@ -30,14 +30,14 @@ def facet_groups(data: dict[str, Any], results: list[dict[str, Any]]) -> list[Ro
         hits = branch.get("results") if isinstance(branch, dict) else None
         if not isinstance(hits, list):
             continue
-        rows.append(("heading", f"{facet} · {len(hits)} hit{'s' if len(hits) != 1 else ''}"))
+        rows.append(("heading", f"{facet} · {plural(len(hits), 'hit')}"))
         rows += [("hit", h) for h in hits]
         grouped |= {str(h.get("id")) for h in hits}
     if not rows:
         return []
     rest = [h for h in results if str(h.get("id")) not in grouped]
     if rest:
-        rows.append(("heading", f"other · {len(rest)} hit{'s' if len(rest) != 1 else ''}"))
+        rows.append(("heading", f"other · {plural(len(rest), 'hit')}"))
         rows += [("hit", h) for h in rest]
     return rows
 

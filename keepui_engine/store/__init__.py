@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,23 @@ if TYPE_CHECKING:
     from keepui_engine.fulltext import FullText
 
 DB_NAME = "keepui.duckdb"
+
+
+@contextmanager
+def transaction(store: Any) -> Iterator[None]:
+    """Run a block in one transaction of `store.con` under `store.lock`; each commit counts in
+    `store.writes` (what caches of derived state compare against). Both backends use it: the
+    PostgreSQL connection reads `BEGIN TRANSACTION` as `BEGIN`."""
+    with store.lock:
+        store.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            store.con.execute("ROLLBACK")
+            raise
+        with interrupts.shield():  # Ctrl-C never lands between COMMIT and its bookkeeping
+            store.con.execute("COMMIT")
+            store.writes += 1
 
 
 class Store:
@@ -94,19 +111,9 @@ class Store:
             path.unlink(missing_ok=True)
         self._index = None
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
         """Run a block in one DuckDB transaction under the write lock."""
-        with self.lock:
-            self.con.execute("BEGIN TRANSACTION")
-            try:
-                yield
-            except BaseException:
-                self.con.execute("ROLLBACK")
-                raise
-            with interrupts.shield():  # Ctrl-C never lands between COMMIT and its bookkeeping
-                self.con.execute("COMMIT")
-                self.writes += 1
+        return transaction(self)
 
     @property
     def index(self) -> VectorIndex:

@@ -10,25 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from keepui_engine import interrupts
 from keepui_engine.errors import StoreError
+from keepui_engine.pg_url import is_url
 from keepui_engine.store import pg_schema
 from keepui_engine.store.pg_schema import redact
 from keepui_engine.store.pg_search import EF_SEARCH, PgFullText, PgVectorIndex
 from keepui_engine.store.pg_sql import PgConnection
-
-URL_PREFIXES = ("postgresql://", "postgres://")
-
-
-def is_url(store: object) -> bool:
-    """Whether a --store value names a PostgreSQL database."""
-    return isinstance(store, str) and store.startswith(URL_PREFIXES)
 
 
 def connect(url: str) -> PgConnection:
@@ -139,19 +130,11 @@ class PgStore:
         self.con.raw("DELETE FROM key_vectors")
         self._index = None
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Run a block in one PostgreSQL transaction."""
-        with self.lock:
-            self.con.raw("BEGIN")
-            try:
-                yield
-            except BaseException:
-                self.con.raw("ROLLBACK")
-                raise
-            with interrupts.shield():
-                self.con.raw("COMMIT")
-                self.writes += 1
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Run a block in one PostgreSQL transaction (see `store.transaction`)."""
+        from keepui_engine.store import transaction
+
+        return transaction(self)
 
     @property
     def index(self) -> PgVectorIndex:
