@@ -14,7 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from keepui.commands import KeepuiCommands
 from keepui.messages import (
@@ -39,6 +39,7 @@ from keepui_engine import KeepuiError, Stats, Workbench
 HOLD_KEYS_S = 2.0
 """Longest that keys wait for a new screen to be built."""
 FREEZE_AFTER_MODULES = 50
+LISTEN_TICK_S = 0.5  # how soon a change listener notices the app closing
 """Modules imported since the last `gc.freeze` that make another one worth it (a library)."""
 
 
@@ -53,7 +54,9 @@ class KeepuiApp(App[None]):
     Args:
         workbench: A Workbench that owns its store (and usually serves it).
         theme: A theme name; None means `[tui] theme` in keepui.toml, else keepui-dark.
-        poll_interval: Seconds between store polls; None turns polling off (tests).
+        poll_interval: Seconds between store polls; None turns polling off (tests). On a
+            PostgreSQL store the app polls when another process commits a write instead
+            (LISTEN/NOTIFY), with no timer.
         warm_up: Load the model in the background at start.
     """
 
@@ -163,7 +166,9 @@ class KeepuiApp(App[None]):
             self.model_state = "ready"
             self.call_after_refresh(self.freeze_heap)
         self.action_poll()
-        if self.poll_interval:
+        if self.poll_interval and self.workbench.settings.url is not None:
+            self.listen_for_changes()  # PostgreSQL: LISTEN/NOTIFY instead of polling
+        elif self.poll_interval:
             self.set_interval(self.poll_interval, self.action_poll)
 
     @work(thread=True, exclusive=True, group="model", exit_on_error=False)
@@ -206,6 +211,23 @@ class KeepuiApp(App[None]):
             return
         self._poll_again = False
         self._poll()
+
+    @work(thread=True, exclusive=True, group="listen", exit_on_error=False)
+    def listen_for_changes(self) -> None:
+        """Poll once each time another process commits a write to a PostgreSQL store.
+
+        The feed's own connection LISTENs; a burst of writes is one poll. Stops with the app.
+        """
+        feed = self.workbench.change_feed()
+        if feed is None:
+            return
+        worker = get_current_worker()
+        try:
+            while not worker.is_cancelled:
+                if feed.wait(LISTEN_TICK_S):
+                    self.call_from_thread(self.action_poll)
+        finally:
+            feed.close()
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self) -> None:

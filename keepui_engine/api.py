@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder
     from keepui_engine.reflection import Reflection
+    from keepui_engine.store.pg_notify import ChangeFeed
     from keepui_engine.transfer import ImportReport
 
 
@@ -520,6 +521,22 @@ class Workbench(StoreAccess):
         """Counts and size of the store."""
         result: Stats = self._call("stats")
         return result
+
+    def change_feed(self) -> ChangeFeed | None:
+        """A feed whose `wait(timeout)` returns as soon as any process commits a write, on a
+        PostgreSQL store (LISTEN/NOTIFY on a connection of its own; `close()` it after). None
+        on a DuckDB store, where every other process's write comes through this one's server
+        or its lock: poll `stats()` there."""
+        if self.settings.url is None:
+            return None
+        from keepui_engine.store.pg_notify import ChangeFeed
+
+        try:
+            return ChangeFeed(self.settings.url)
+        except KeepuiError:
+            raise
+        except Exception as exc:
+            raise _unexpected("change_feed", exc) from exc
 
     def reindex(self, progress: Any = None) -> Stats:
         """Re-embed everything with the model keepui.toml names (after a model change);

@@ -27,7 +27,8 @@ DB_NAME = "keepui.duckdb"
 def transaction(store: Any) -> Iterator[None]:
     """Run a block in one transaction of `store.con` under `store.lock`; each commit counts in
     `store.writes` (what caches of derived state compare against). Both backends use it: the
-    PostgreSQL connection reads `BEGIN TRANSACTION` as `BEGIN`."""
+    PostgreSQL connection reads `BEGIN TRANSACTION` as `BEGIN`, and sends `store.notify` (a
+    NOTIFY that other processes' change feeds hear) before it commits."""
     with store.lock:
         store.con.execute("BEGIN TRANSACTION")
         try:
@@ -36,6 +37,8 @@ def transaction(store: Any) -> Iterator[None]:
             store.con.execute("ROLLBACK")
             raise
         with interrupts.shield():  # Ctrl-C never lands between COMMIT and its bookkeeping
+            if store.notify:  # PostgreSQL: tell listeners (delivered at the commit)
+                store.con.execute(store.notify)
             store.con.execute("COMMIT")
             store.writes += 1
 
@@ -53,6 +56,8 @@ class Store:
     """
 
     dialect = "duckdb"
+
+    notify = ""  # no other process listens: DuckDB is one process's file
 
     def __init__(
         self, root: Path, model: str, dim: int, exact_max: int = 30000, *, check_model: bool = True

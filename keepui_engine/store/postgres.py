@@ -17,6 +17,7 @@ import numpy as np
 from keepui_engine.errors import StoreError
 from keepui_engine.pg_url import is_url
 from keepui_engine.store import pg_schema
+from keepui_engine.store.pg_notify import NOTIFY
 from keepui_engine.store.pg_schema import redact
 from keepui_engine.store.pg_search import EF_SEARCH, PgFullText, PgVectorIndex
 from keepui_engine.store.pg_sql import PgConnection
@@ -55,6 +56,7 @@ class PgStore:
     """
 
     dialect = "postgres"
+    notify = NOTIFY  # sent in every write transaction (see pg_notify)
 
     def __init__(
         self,

@@ -76,8 +76,9 @@ async def settle(app: App[Any], pilot: Pilot[Any], rounds: int = 2) -> None:
     raise AssertionError("the app never settled: workers kept starting")
 
 
-LONG_LIVED = {"_loader"}
-"""Worker groups that run as long as their widget (DirectoryTree's loading queue)."""
+LONG_LIVED = {"_loader", "listen"}
+"""Worker groups that run as long as their widget or app (DirectoryTree's loading queue, the
+app's PostgreSQL change listener)."""
 
 
 def _finite(app: App[Any]) -> list[Any]:
