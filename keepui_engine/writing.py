@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from keepui_engine import after_write, graph, inputs, interrupts, splitting
-from keepui_engine.errors import UsageError
+from keepui_engine.errors import StoreError, UsageError
 from keepui_engine.inputs import content_hash
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
@@ -100,8 +100,34 @@ def check_system_doc(doc_id: str, text: str) -> None:
         check_meta_doc(doc_id, text)
 
 
+RETRIES = 20
+
+
+class _Stale(Exception):
+    """Another process wrote one of the documents between this put's reading and its commit."""
+
+
 def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutResult]:
-    """Store texts as new documents or new versions; unchanged ones are no-ops."""
+    """Store texts as new documents or new versions; unchanged ones are no-ops.
+
+    On PostgreSQL, processes that put the same id at once each commit a version of their own:
+    a put whose documents changed after it read them rolls back and plans again (the
+    embeddings are cached, so a retry costs little), up to RETRIES times.
+    """
+    for _ in range(RETRIES):
+        try:
+            return _put_many(engine, specs, now)
+        except _Stale:
+            continue
+    raise StoreError(
+        f"could not store {len(specs)} text(s): other processes kept writing the same "
+        f"documents ({RETRIES} tries)",
+        "Write conflict",
+        hint="run the command again",
+    )
+
+
+def _put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutResult]:
     prepared = []
     for spec in specs:
         if not spec.text or not spec.text.strip():
@@ -182,12 +208,23 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
     with interrupts.shield():
         with engine.store.transaction():
             interrupts.checkpoint("commit")
+            ids = [p[1] for p in prepared]
+            if engine.store.lock_ids(ids) and _moved(con, ids, old):
+                raise _Stale
             keys, key_hashes = commit(engine, archive, list(new.values()), plans)
             graph.sync(engine.store.con, list(new), now)
             structure.save(engine.store.con, shapes)
             after_write.run(engine, writes, now)  # what .state/after-write queues
         engine.index_new(keys, key_hashes, by_hash)
     return results
+
+
+def _moved(con: Any, ids: list[str], old: dict[str, Row]) -> bool:
+    """Whether any of the documents has another head now than when the put read them."""
+    now = con.execute(
+        "SELECT id, version FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
+    ).fetchall()
+    return dict(now) != {i: r.version for i, r in old.items()}
 
 
 LLM_PROVIDERS = ("openai-compatible", "mlx")

@@ -116,6 +116,11 @@ class Store:
             path.unlink(missing_ok=True)
         self._index = None
 
+    def lock_ids(self, ids: list[str]) -> bool:
+        """Nothing to lock: one process writes a DuckDB file at a time (the store lock), so
+        what a writer read before its transaction is still current (False: no check)."""
+        return False
+
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """Run a block in one DuckDB transaction under the write lock."""
         return transaction(self)

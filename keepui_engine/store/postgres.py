@@ -138,6 +138,17 @@ class PgStore:
 
         return transaction(self)
 
+    def lock_ids(self, ids: list[str]) -> bool:
+        """Hold each document id until this transaction ends (advisory locks, taken in one
+        order, so two writers of the same ids queue instead of deadlocking). True: the
+        caller must check that what it read before the transaction is still current."""
+        self.con.raw(
+            "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(i, 0) AS h "
+            "FROM unnest($1::text[]) AS i ORDER BY h) AS s",
+            [sorted(set(ids))],
+        )
+        return True
+
     @property
     def index(self) -> PgVectorIndex:
         """The vector table, repaired on first use in this process."""

@@ -178,3 +178,32 @@ def test_a_claim_skips_a_task_another_transaction_holds(tmp_path: Path, pg_url: 
             assert got is not None and got.id == second
     a.close()
     b.close()
+
+
+SAME_ID = """
+import sys
+from keepui_engine import open_workbench
+store, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open_workbench(store) as wb:
+    for i in range(n):
+        wb.put(f"shared note, text {i} from {who}", id="shared")
+        print(i, flush=True)  # acknowledged
+"""
+
+
+def test_writers_of_the_same_id_each_commit_a_version(tmp_path: Path, pg_url: str) -> None:
+    store = make_pg_store(tmp_path / "store", pg_url)
+    with open_workbench(store) as wb:
+        wb.put("the first text", id="shared")
+    writers = [_spawn(SAME_ID, str(store), f"w{k}", "10") for k in range(4)]
+    for proc in writers:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert len(out.split()) == 10
+    with open_workbench(store) as wb:
+        timeline = wb.history("shared")
+        assert [v.version for v in timeline] == list(range(41, 0, -1))
+        texts = {wb.get(f"shared@V{{{41 - v.version}}}").text for v in timeline}
+    assert texts == {"the first text"} | {
+        f"shared note, text {i} from w{k}" for i in range(10) for k in range(4)
+    }
