@@ -12,7 +12,9 @@ from keepui_engine import open_workbench
 
 
 @pytest.fixture
-def store(store_dir: Path) -> Path:
+def store(backend_dir: Path) -> Path:
+    """Four notes, on each backend (`backend_dir`)."""
+    store_dir = backend_dir
     with open_workbench(store_dir, own=True) as wb:
         wb.put("OAuth2 tokens for the API gateway", tags=["topic=auth"])
         wb.put("API keys rotate monthly for internal services", tags=["topic=auth"])

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support import make_fake_store, run_cli
+from support import run_cli
 
 from keepui_engine.flows import loader
 from keepui_engine.flows.diagram import node, transitions
@@ -25,8 +25,9 @@ def put(store: Path, text: str, doc: str, *tags: str) -> None:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Path:
-    return make_fake_store(tmp_path / "store")
+def store(backend_dir: Path) -> Path:
+    """An empty fake-embedder store on each backend."""
+    return backend_dir
 
 
 def test_system_documents_are_hidden_unless_all(store: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support import break_summarizer, make_fake_store
 from support import run_cli as run
 
@@ -20,6 +21,12 @@ def js(store: Path, *args: str) -> dict[str, object]:
     got = run(store, *args, "--json")
     assert got.returncode == 0, got.stderr
     return json.loads(got.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The queue tests that take `store_dir` run on each backend."""
+    return backend_dir
 
 
 def test_put_queues_work_that_drain_finishes(store_dir: Path) -> None:

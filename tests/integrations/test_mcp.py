@@ -41,9 +41,10 @@ NOTES = {
 
 
 @pytest.fixture
-def server(wb: Workbench) -> MCPServer[Any]:
-    """The MCP server over a Workbench that owns a fresh fake-embedder store."""
-    return build_server(StoreAccess(wb))
+def server(backend_dir: Path) -> Iterator[MCPServer[Any]]:
+    """The MCP server over a Workbench that owns a fresh fake-embedder store (each backend)."""
+    with open_workbench(backend_dir, own=True) as wb:
+        yield build_server(StoreAccess(wb))
 
 
 @asynccontextmanager
