@@ -112,6 +112,17 @@ def complete(con: duckdb.DuckDBPyConnection, task_id: int) -> None:
     con.execute("DELETE FROM pending WHERE id = $1", [task_id])
 
 
+def renew(con: duckdb.DuckDBPyConnection, task_id: int, owner: str, now: datetime) -> bool:
+    """Extend a running claim's lease (PostgreSQL: a claim is judged by its age); False when
+    the claim is no longer this owner's."""
+    got = con.execute(
+        "UPDATE pending SET claimed_at = $3 WHERE id = $1 AND owner = $2 AND state = 'running' "
+        "RETURNING id",
+        [task_id, owner, now],
+    ).fetchone()
+    return got is not None
+
+
 def release(con: duckdb.DuckDBPyConnection, task_id: int, now: datetime) -> None:
     """A claimed task was interrupted before it finished: queue it again, attempt uncounted."""
     con.execute(

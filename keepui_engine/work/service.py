@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine import interrupts
 from keepui_engine.inputs import iso
+from keepui_engine.store.pg_sql import dialect
 from keepui_engine.work import pending
 
 if TYPE_CHECKING:
@@ -40,7 +44,8 @@ def work_once(
         return None
     try:
         interrupts.checkpoint(f"task {task.task}")
-        detail = HANDLERS[task.task](engine, task)
+        with _lease(engine, task.id, owner):
+            detail = HANDLERS[task.task](engine, task)
     except KeyboardInterrupt:  # Ctrl-C: the task goes back to the queue, the attempt uncounted
         with interrupts.shield(), engine.store.transaction():
             pending.release(con, task.id, _now())
@@ -69,6 +74,30 @@ def work_once(
         pending.complete(con, task.id)
     return {"id": task.id, "task": task.task, "doc_id": task.doc_id, "outcome": "done",
             "detail": detail}  # fmt: skip
+
+
+@contextmanager
+def _lease(engine: Engine, task_id: int, owner: str) -> Iterator[None]:
+    """On PostgreSQL, renew the claim every quarter lease while the task runs, so a task
+    longer than the lease is not taken for a dead worker's and run twice."""
+    if dialect(engine.store.con) != "postgres":
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(pending.LEASE_S / 4):
+            with engine.store.transaction():
+                if not pending.renew(engine.store.con, task_id, owner, _now()):
+                    return
+
+    thread = threading.Thread(target=beat, name=f"lease-{task_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _entry(t: pending.Task) -> dict[str, Any]:

@@ -207,3 +207,41 @@ def test_writers_of_the_same_id_each_commit_a_version(tmp_path: Path, pg_url: st
     assert texts == {"the first text"} | {
         f"shared note, text {i} from w{k}" for i in range(10) for k in range(4)
     }
+
+
+def test_a_task_longer_than_its_lease_keeps_its_claim(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from keepui_engine.work.tasks import HANDLERS
+
+    store = make_pg_store(tmp_path / "store", pg_url)
+    monkeypatch.setattr(pending, "LEASE_S", 2.0)  # renewed every 0.5 s while the task runs
+    renewed, checked = threading.Event(), {}
+    real_renew = pending.renew
+
+    def counting(con: object, task_id: int, owner: str, now: datetime) -> bool:
+        ok = real_renew(con, task_id, owner, now)  # type: ignore[arg-type]
+        checked["renewals"] = checked.get("renewals", 0) + 1
+        if checked["renewals"] >= 6:  # 3 s after the claim: past the lease
+            renewed.set()
+        return ok
+
+    def slow(engine: object, task: object) -> str:
+        assert renewed.wait(60), "the lease was never renewed"
+        other = PgConnection(pg_url)  # another machine's worker looks for dead claims now
+        checked["requeued"] = pending.recover(other, datetime.utcnow())
+        other.close()
+        return "summarized slowly"
+
+    monkeypatch.setattr(pending, "renew", counting)
+    monkeypatch.setitem(HANDLERS, "summarize", slow)
+    with open_workbench(store) as wb:
+        wb.put(" ".join(f"Sentence {i} about tides and harbours." for i in range(80)), id="long")
+        done = wb.work_once()
+    assert done is not None and done["outcome"] == "done", done
+    assert checked["requeued"] == 0  # 3 s into a 2 s lease, yet not taken for dead
+    with open_workbench(store) as wb:
+        report = wb.pending()
+    assert report["running"] == [] and report["failures"] == []
