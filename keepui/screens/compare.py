@@ -60,9 +60,8 @@ class CompareScreen(ModalScreen[None]):
 
 
 def _label(pane: ResultPane) -> str:
-    parent = pane.parent
-    number = parent.id.rsplit("-", 1)[-1] if parent is not None and parent.id else "?"
-    return f"tab {number}: {pane.tab_name or pane.q.query}"
+    number = ResultTabs.number(pane)
+    return f"tab {'?' if number is None else number}: {pane.tab_name or pane.q.query}"
 
 
 def compare_tabs(tabs: ResultTabs) -> CompareScreen | None:

@@ -103,6 +103,7 @@ class ResultPane(DataTable[Text]):
         """Tag values the hits must carry (the facet browser's choice), or None."""
         self.listing = listing
         """The hits are documents listed by their tags, not searched (no query, no scores)."""
+        self._titles: dict[str, Text] = {}  # the title cell each row shows
         self.grades: dict[str, int] = {}
         """The query's relevance judgments: document id -> grade 0..3."""
 
@@ -162,6 +163,7 @@ class ResultPane(DataTable[Text]):
     def _add_rows(self) -> None:
         layout: RowLayout = self.rows_layout
         titles = title_cells(self.hits, layout.title_width, self.grades)
+        self._titles = dict(zip(self.ids, titles, strict=True))
         scored = not self.listing
         for rank, (hit, title) in enumerate(zip(self.hits, titles, strict=True), 1):
             self.add_row(*hit_cells(rank, hit, layout, title, scored=scored), key=hit.id)
@@ -176,9 +178,14 @@ class ResultPane(DataTable[Text]):
             lines.first().show_score(score if grades else None)
 
     def _mark_rows(self) -> None:
+        """Repaint the title cells a judgment changed (a mark can shorten the shared ids, so
+        every title is worked out again, but only the changed cells are redrawn)."""
         titles = title_cells(self.hits, self.rows_layout.title_width, self.grades)
         for hit, title in zip(self.hits, titles, strict=True):
-            self.update_cell(hit.id, "title", title)
+            old = self._titles.get(hit.id)
+            if old is None or old.markup != title.markup:
+                self._titles[hit.id] = title
+                self.update_cell(hit.id, "title", title)
 
     def action_judge(self, grade: int) -> None:
         """`+`: relevant (again: one grade up, to 3); `-`: not relevant; `0`: forget it."""

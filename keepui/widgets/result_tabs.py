@@ -98,12 +98,11 @@ class ResultTabs(TabbedContent):
 
     def rename(self, pane: ResultPane, name: str | None) -> None:
         """Name a tab (None: back to its query); the label keeps its number and filters."""
-        parent = pane.parent
-        if parent is None or not parent.id:
+        number = self.number(pane)
+        if number is None or pane.parent is None or not pane.parent.id:
             return
         pane.tab_name = name
-        number = int(parent.id.rsplit("-", 1)[-1])
-        self.get_tab(parent.id).label = tab_label(pane.q, number, name, pane.facets)
+        self.get_tab(pane.parent.id).label = tab_label(pane.q, number, name, pane.facets)
         self.call_after_refresh(self.show_active)
 
     @property
@@ -118,6 +117,14 @@ class ResultTabs(TabbedContent):
             return None
         found = self.get_pane(self.active).query(ResultPane)
         return found.first() if found else None
+
+    @staticmethod
+    def number(pane: ResultPane) -> int | None:
+        """The number a pane's tab shows (`tab-7` is 7; None once it is closed)."""
+        parent = pane.parent
+        if parent is None or not parent.id:
+            return None
+        return int(parent.id.rsplit("-", 1)[-1])
 
     def pane_id(self, pane: ResultPane) -> str | None:
         """The id of a pane's tab (None once it is closed)."""
