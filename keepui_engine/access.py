@@ -194,7 +194,7 @@ class StoreAccess:
                 settings_toml=seed_toml(self.settings.store),
                 exact_max=self.settings.exact_max_vectors,
             )
-            return Engine(self.settings, pg, emb)  # type: ignore[arg-type]  # Store's interface
+            return Engine(self.settings, pg, emb)
         store = Store(
             self.settings.store,
             emb.name,

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from keepui_engine.fulltext import FullText
     from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder, Summarizer
-    from keepui_engine.store import Store
     from keepui_engine.store.pg_search import PgFullText
+    from keepui_engine.store.protocol import Backend
     from keepui_engine.types import SearchRecord, VersionDiff
     from keepui_engine.why import WhyResult
 
@@ -62,7 +62,7 @@ class Engine:
         embedder: The embedding provider.
     """
 
-    def __init__(self, settings: Settings, store: Store, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, store: Backend, embedder: Embedder) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
@@ -210,7 +210,7 @@ class Engine:
             raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
         return head
 
-    def _resolve(self, address: str, offset: int | None) -> tuple[Row, Row]:
+    def resolve(self, address: str, offset: int | None) -> tuple[Row, Row]:
         """(head, the asked version) for `ID`, `ID@V{N}` or ID with an explicit offset."""
         doc_id = address
         head = documents.heads(self.store.con, [address]).get(address)
@@ -269,7 +269,7 @@ class Engine:
             }
             item = self.get(base, offset)
             return replace(item, text=p.text, summary=p.summary, part=shown)
-        head, row = self._resolve(address, offset)
+        head, row = self.resolve(address, offset)
         now = _now()
         with self.store.transaction():
             self.store.con.execute(
@@ -285,7 +285,7 @@ class Engine:
 
     def parts(self, address: str, offset: int | None = None) -> list[Part]:
         """The parts of a document version (the current one by default), in order."""
-        head, row = self._resolve(address, offset)
+        head, row = self.resolve(address, offset)
         out = []
         for p in part_sql.of(self.store.con, row.id, row.version):
             at = row.id if row is head else f"{row.id}@V{{{head.version - row.version}}}"
@@ -305,7 +305,7 @@ class Engine:
 
     def history(self, address: str) -> list[VersionInfo]:
         """Every version of a document, newest first, with what each changed."""
-        head, _ = self._resolve(address, 0)
+        head, _ = self.resolve(address, 0)
         rows = [head, *documents.archived(self.store.con, head.id)]
         out = []
         for i, row in enumerate(rows):

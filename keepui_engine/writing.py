@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from keepui_engine.config import Settings
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 
 def summarize(text: str, limit: int) -> str:
@@ -43,7 +43,7 @@ def analysis_key(content_hash: str, settings: Settings) -> str:
     return hashlib.sha256(f"{content_hash}:{sizes}".encode()).hexdigest()[:12]
 
 
-def plan_parts(engine: Engine, spec: PutSpec) -> Plan:
+def plan_parts(engine: Operations, spec: PutSpec) -> Plan:
     """The parts a text splits into under the store's [ingest] settings, with their texts."""
     st = engine.settings
     blocks = (
@@ -100,7 +100,7 @@ def check_system_doc(doc_id: str, text: str) -> None:
         check_meta_doc(doc_id, text)
 
 
-def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutResult]:
+def put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[PutResult]:
     """Store texts as new documents or new versions; unchanged ones are no-ops."""
     prepared = []
     for spec in specs:
@@ -193,7 +193,9 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
 LLM_PROVIDERS = ("openai-compatible", "mlx")
 
 
-def _needs_summary(engine: Engine, row: Row, before: Row | None, explicit: dict[str, bool]) -> bool:
+def _needs_summary(
+    engine: Operations, row: Row, before: Row | None, explicit: dict[str, bool]
+) -> bool:
     """Queue a summary for new text too long to be its own summary; and, for an LLM summarizer
     (whose context depends on them), when the user tags changed. The user's own summary stays."""
     st = engine.settings
@@ -215,7 +217,7 @@ def _texts(
 
 
 def commit(
-    engine: Engine,
+    engine: Operations,
     archive: list[Row],
     heads: list[Row],
     plans: dict[str, Plan],

@@ -10,7 +10,7 @@ from keepui_engine.inputs import iso
 from keepui_engine.work import pending
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 
 def _now() -> datetime:
@@ -18,7 +18,7 @@ def _now() -> datetime:
 
 
 def work_once(
-    engine: Engine,
+    engine: Operations,
     owner: str,
     live_owners: set[str] | None = None,
     now: datetime | None = None,
@@ -85,7 +85,7 @@ def _entry(t: pending.Task) -> dict[str, Any]:
     }
 
 
-def report(engine: Engine, doc_id: str | None = None) -> dict[str, Any]:
+def report(engine: Operations, doc_id: str | None = None) -> dict[str, Any]:
     """Counts by task and state, the failures with their errors, and when work is next due."""
     con = engine.store.con
     failures = pending.listing(con, ("failed", "dead"), doc_id)
@@ -104,26 +104,26 @@ def report(engine: Engine, doc_id: str | None = None) -> dict[str, Any]:
     }
 
 
-def for_doc(engine: Engine, doc_id: str) -> list[dict[str, Any]]:
+def for_doc(engine: Operations, doc_id: str) -> list[dict[str, Any]]:
     """Unfinished work for one document (queued, running, failed, dead), with errors."""
     states = ("queued", "running", "failed", "dead")
     return [_entry(t) for t in pending.listing(engine.store.con, states, doc_id)]
 
 
-def retry(engine: Engine) -> int:
+def retry(engine: Operations) -> int:
     """Move dead letters back to the queue."""
     with engine.store.transaction():
         return pending.retry_dead(engine.store.con, _now())
 
 
-def purge(engine: Engine) -> int:
+def purge(engine: Operations) -> int:
     """Delete dead letters."""
     with engine.store.transaction():
         return pending.purge_dead(engine.store.con)
 
 
 def enqueue(
-    engine: Engine, task: str, doc_id: str, version: int | None, payload: dict[str, Any]
+    engine: Operations, task: str, doc_id: str, version: int | None, payload: dict[str, Any]
 ) -> int:
     """Queue one task (in its own transaction)."""
     with engine.store.transaction():
