@@ -11,7 +11,7 @@ import numpy as np
 
 from keepui_engine import after_write, graph, inputs, interrupts, splitting
 from keepui_engine.errors import UsageError
-from keepui_engine.inputs import content_hash
+from keepui_engine.inputs import content_hash, safe_yaml
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
@@ -79,12 +79,22 @@ def plan_parts(engine: Operations, spec: PutSpec) -> Plan:
     ]
 
 
+def check_meta_doc(doc_id: str, text: str) -> None:
+    """Refuse a `.meta/NAME` document whose `when:` is not a mapping of tags."""
+    data = safe_yaml(text)
+    if not isinstance(data, dict) or not isinstance(data.get("when"), dict):
+        raise UsageError(
+            f"{doc_id}: a meta doc is YAML with `when:` (tags an item must have, e.g. "
+            "`when: {project: atlas}`) and `note:` (what to show beside it)."
+        )
+
+
 def check_system_doc(doc_id: str, text: str) -> None:
     """Refuse a system document that would not work: a `.state/NAME` that does not parse
     (the message names the line), a `.tag/KEY` with a bad `_inverse:`, a `.meta/NAME`
     without `when:`."""
     if doc_id.startswith(".state/"):
-        from keepui_engine.flow_bindings import check_actions
+        from keepui_engine.flows.actions import check_actions
         from keepui_engine.flows.loader import check_text
 
         doc = check_text(text, doc_id[len(".state/") :])
@@ -95,8 +105,6 @@ def check_system_doc(doc_id: str, text: str) -> None:
     elif doc_id.startswith(graph.TAG_PREFIX):
         graph.check_tag_doc(doc_id, text)
     elif doc_id.startswith(".meta/"):
-        from keepui_engine.doc_context import check_meta_doc
-
         check_meta_doc(doc_id, text)
 
 
