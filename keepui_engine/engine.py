@@ -30,9 +30,9 @@ from keepui_engine.types import (
 
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
-    from keepui_engine.fulltext import FullText
     from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder, Summarizer
+    from keepui_engine.store.fulltext import FullText
     from keepui_engine.store.pg_search import PgFullText
     from keepui_engine.store.protocol import Backend
     from keepui_engine.types import SearchRecord, VersionDiff
@@ -197,7 +197,7 @@ class Engine:
                 after_write.run(self, [(back, head, False)], _now())
             structure.prune(con, doc_id)
             graph.sync(con, [doc_id], _now())
-            from keepui_engine.fulltext import drop_tail
+            from keepui_engine.store.fulltext import drop_tail
 
             drop_tail(con, dropped)
         self.store.index_remove(dropped)

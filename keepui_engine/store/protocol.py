@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from keepui_engine.fulltext import FullText
+    from keepui_engine.store.fulltext import FullText
     from keepui_engine.store.pg_search import PgFullText, PgVectorIndex
     from keepui_engine.store.vectors import VectorIndex
 

@@ -86,7 +86,7 @@ def analyze_doc(
     structure table), else paragraphs and Markdown headings of the text. Skipped when the text
     and the split settings are the ones last analyzed (`_analyzed_hash`) unless `force`.
     """
-    from keepui_engine.fulltext import add_tail, drop_tail
+    from keepui_engine.store.fulltext import add_tail, drop_tail
     from keepui_engine.types import PutSpec
     from keepui_engine.writing import analysis_key, plan_parts
 
