@@ -76,13 +76,13 @@ for _op in (
 
 
 def _judgment() -> Any:
-    from keepui_engine.judgments import Judgment
+    from keepui_engine.search.judgments import Judgment
 
     return Judgment
 
 
 def _why_type() -> Any:
-    from keepui_engine.why import WhyResult
+    from keepui_engine.search.why import WhyResult
 
     return WhyResult
 

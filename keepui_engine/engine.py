@@ -12,7 +12,7 @@ from keepui_engine import graph, inputs, interrupts
 from keepui_engine.embedding import EmbeddingCache
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import iso
-from keepui_engine.search import public_tags
+from keepui_engine.search.ranking import public_tags
 from keepui_engine.store import documents, queries, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
@@ -30,13 +30,13 @@ from keepui_engine.types import (
 
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
-    from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder, Summarizer
+    from keepui_engine.search.judgments import Judgment
+    from keepui_engine.search.why import WhyResult
     from keepui_engine.store.fulltext import FullText
     from keepui_engine.store.pg_search import PgFullText
     from keepui_engine.store.protocol import Backend
     from keepui_engine.types import SearchRecord, VersionDiff
-    from keepui_engine.why import WhyResult
 
 SORTS = ("updated", "created", "accessed", "id")
 
@@ -331,25 +331,25 @@ class Engine:
 
     def find(self, q: FindQuery) -> FindResult:
         """Rank documents for a query (see `finding.find`)."""
-        from keepui_engine.finding import find
+        from keepui_engine.search.finding import find
 
         return find(self, q)
 
     def related(self, doc_id: str, seen: list[str], per_hit: int = 3) -> list[dict[str, Any]]:
         """A document's edge neighbours and its `per_hit` nearest by vector, none in `seen`."""
-        from keepui_engine.deep import related
+        from keepui_engine.search.deep import related
 
         return related(self, doc_id, set(seen) | {doc_id}, per_hit)
 
     def find_deep(self, q: FindQuery, per_hit: int = 3) -> FindResult:
         """A find whose hits carry their edge and vector neighbours (see `deep`)."""
-        from keepui_engine.deep import find_deep
+        from keepui_engine.search.deep import find_deep
 
         return find_deep(self, q, per_hit)
 
     def why(self, q: FindQuery, doc_id: str) -> WhyResult:
         """Where a document ranked for a query, and what kept it out (see `why.why`)."""
-        from keepui_engine.why import why
+        from keepui_engine.search.why import why
 
         return why(self, q, doc_id)
 
@@ -361,13 +361,13 @@ class Engine:
 
     def record_search(self, q: FindQuery, ids: list[str]) -> SearchRecord:
         """Append a search to the store's search history (see `searches.record`)."""
-        from keepui_engine import searches
+        from keepui_engine.search import searches
 
         return searches.record(self.store, q, ids)
 
     def searches(self, limit: int = 100) -> list[SearchRecord]:
         """The latest searches, newest first (see `searches.recent`)."""
-        from keepui_engine import searches
+        from keepui_engine.search import searches
 
         return searches.recent(self.store, limit)
 
@@ -406,21 +406,21 @@ class Engine:
     # -- relevance judgments (see keepui_engine/judgments) ---------------------------------------
     def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
         """Record how relevant `doc_id` is to `query` (0..3)."""
-        from keepui_engine import judgments
+        from keepui_engine.search import judgments
 
         with self.store.transaction():
             return judgments.record(self.store.con, query, doc_id, grade)
 
     def unjudge(self, query: str, doc_id: str) -> bool:
         """Forget a judgment; whether there was one."""
-        from keepui_engine import judgments
+        from keepui_engine.search import judgments
 
         with self.store.transaction():
             return judgments.remove(self.store.con, query, doc_id)
 
     def judgments(self, query: str | None = None) -> list[Judgment]:
         """Every judgment (or one query's), by query then id."""
-        from keepui_engine import judgments
+        from keepui_engine.search import judgments
 
         return judgments.listing(self.store.con, query)
 
@@ -465,7 +465,7 @@ class Engine:
     def reflect(self, query: str, kind: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
         """A summary or key points of passages for a query (see `reflection`): through the
         [summarization] LLM when one is configured, else extractive with the embedder."""
-        from keepui_engine import reflection
+        from keepui_engine.search import reflection
         from keepui_engine.writing import LLM_PROVIDERS
 
         reflection.check_kind(kind)

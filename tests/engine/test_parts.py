@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from keepui_engine import FindResult, Hit, NotFound, Workbench
-from keepui_engine.search import excerpt
+from keepui_engine.search.ranking import excerpt
 from keepui_engine.splitting import Block, split
 
 

@@ -9,7 +9,7 @@ from support import make_fake_store
 
 from keepui_engine import PutSpec, open_workbench
 from keepui_engine.config import Settings, load_settings
-from keepui_engine.evaluation import scratch_store
+from keepui_engine.search.evaluation import scratch_store
 from keepui_engine.splitting import split, windows
 
 

@@ -90,7 +90,7 @@ def related(
 
 def find_deep(engine: Operations, q: FindQuery, per_hit: int = PER_HIT) -> FindResult:
     """A find whose hits each carry `related`: their edge and vector neighbours."""
-    from keepui_engine.finding import find
+    from keepui_engine.search.finding import find
 
     found = find(engine, q)
     seen = {h.id for h in found.hits}

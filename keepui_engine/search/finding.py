@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import inputs, pipeline
+from keepui_engine import inputs
 from keepui_engine.errors import UsageError
-from keepui_engine.query_vector import query_vector
-from keepui_engine.search import TIE, excerpt, fuse
+from keepui_engine.search import pipeline
+from keepui_engine.search.query_vector import query_vector
+from keepui_engine.search.ranking import TIE, excerpt, fuse
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery, FindResult, Hit

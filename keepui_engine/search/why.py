@@ -10,8 +10,8 @@ import numpy as np
 
 from keepui_engine import inputs
 from keepui_engine.errors import NotFound
-from keepui_engine.finding import find
-from keepui_engine.search import address, lift
+from keepui_engine.search.finding import find
+from keepui_engine.search.ranking import address, lift
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery
 
@@ -74,7 +74,7 @@ def why(engine: Operations, q: FindQuery, doc_id: str) -> WhyResult:
     rank = next((i for i, h in enumerate(result.hits, 1) if h.id == doc_id), None)
     channels: dict[str, dict[str, Any] | None] = {}
     if mode != "bm25":
-        from keepui_engine.query_vector import query_vector
+        from keepui_engine.search.query_vector import query_vector
 
         qvec = query_vector(query, engine.vectors.embed_query)
         keys, sims, _, _ = engine.store.index.search(qvec, DEPTH, None)
