@@ -76,7 +76,7 @@ class Workbench(StoreAccess):
         Extraction runs in this process; documents are stored through put_many in batches.
         The store's `.ignore` document (one glob per line) adds to `exclude`.
         """
-        from keepui_engine.ingesting import ignore_globs, ingest
+        from keepui_engine.ingest.ingesting import ignore_globs, ingest
 
         try:
             ignore = ignore_globs(self.get(".ignore").text)

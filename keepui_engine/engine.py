@@ -122,7 +122,7 @@ class Engine:
     # -- writing ------------------------------------------------------------------------------
     def put_many(self, specs: list[PutSpec]) -> list[PutResult]:
         """Store texts as new documents or new versions; unchanged ones are no-ops."""
-        from keepui_engine.writing import put_many
+        from keepui_engine.ingest.writing import put_many
 
         return put_many(self, specs, _now())
 
@@ -147,10 +147,10 @@ class Engine:
             return PutResult(doc_id, head.version, "unchanged")
         now = _now()
         row = head.with_(version=head.version + 1, tags=merged, updated=now, accessed=now)
-        from keepui_engine.writing import commit
+        from keepui_engine.ingest.writing import commit
 
         kept = [(p, p.text or "") for p in part_sql.of(self.store.con, doc_id, head.version)]
-        from keepui_engine.writing import LLM_PROVIDERS
+        from keepui_engine.ingest.writing import LLM_PROVIDERS
 
         with self.store.transaction():
             keys, hashes = commit(self, [head], [row], {doc_id: kept})
@@ -465,8 +465,8 @@ class Engine:
     def reflect(self, query: str, kind: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
         """A summary or key points of passages for a query (see `reflection`): through the
         [summarization] LLM when one is configured, else extractive with the embedder."""
+        from keepui_engine.ingest.writing import LLM_PROVIDERS
         from keepui_engine.search import reflection
-        from keepui_engine.writing import LLM_PROVIDERS
 
         reflection.check_kind(kind)
         if self.settings.summary_provider in LLM_PROVIDERS:

@@ -71,7 +71,7 @@ def _rows(item: dict[str, Any]) -> tuple[list[Row], Row]:
 
 
 def _short(text: str | None) -> str:
-    from keepui_engine.writing import summarize
+    from keepui_engine.ingest.writing import summarize
 
     return summarize(text or "", 500)
 
@@ -91,7 +91,7 @@ def _parts(engine: Operations, item: dict[str, Any], head: Row) -> dict[int, lis
         )
         by_version.setdefault(p["version"], []).append((row, p["text"] or p["summary"]))
     if not item["has_parts"] and head.text is not None:
-        from keepui_engine.writing import plan_parts
+        from keepui_engine.ingest.writing import plan_parts
 
         by_version[head.version] = plan_parts(engine, PutSpec(head.text, id=head.id))
     return by_version

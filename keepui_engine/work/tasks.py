@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine.splitting import blocks_from_parts
+from keepui_engine.ingest.splitting import blocks_from_parts
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 
@@ -86,9 +86,9 @@ def analyze_doc(
     structure table), else paragraphs and Markdown headings of the text. Skipped when the text
     and the split settings are the ones last analyzed (`_analyzed_hash`) unless `force`.
     """
+    from keepui_engine.ingest.writing import analysis_key, plan_parts
     from keepui_engine.store.fulltext import add_tail, drop_tail
     from keepui_engine.types import PutSpec
-    from keepui_engine.writing import analysis_key, plan_parts
 
     con = engine.store.con
     head = documents.heads(con, [doc_id]).get(doc_id)

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine import after_write, graph, inputs, interrupts, splitting
+from keepui_engine import after_write, graph, inputs, interrupts
 from keepui_engine.errors import UsageError
+from keepui_engine.ingest import splitting
 from keepui_engine.inputs import content_hash, safe_yaml
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
