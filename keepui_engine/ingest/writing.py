@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine import after_write, graph, inputs, interrupts
+from keepui_engine import graph, inputs, interrupts
 from keepui_engine.errors import UsageError
 from keepui_engine.ingest import splitting
 from keepui_engine.inputs import content_hash, safe_yaml
@@ -17,6 +17,7 @@ from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
 from keepui_engine.types import PutResult, PutSpec
+from keepui_engine.work import after_write
 
 if TYPE_CHECKING:
     from datetime import datetime

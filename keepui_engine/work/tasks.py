@@ -185,7 +185,7 @@ def links(engine: Operations, task: Task) -> str:
     from datetime import UTC, datetime
 
     from keepui_engine import graph
-    from keepui_engine.after_write import mentions
+    from keepui_engine.work.after_write import mentions
 
     head = _head(engine, task)
     if head is None:
