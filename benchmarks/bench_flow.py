@@ -25,7 +25,7 @@ import _common as c
 from bench_bm25 import SCIFACT, load_scifact, ndcg10
 
 from keepui_engine import open_workbench
-from keepui_engine.significance import paired_test
+from keepui_engine.search.significance import paired_test
 
 
 def _p1(ids: list[str], rel: dict[str, int]) -> float:
@@ -40,7 +40,7 @@ def main() -> None:
     if not SCIFACT.exists():
         print(f"skipped: {SCIFACT} is absent (SciFact is read in place, never copied)")
         sys.exit(0)
-    from keepui_engine.evaluation import evaluate, scratch_store
+    from keepui_engine.search.evaluation import evaluate, scratch_store
 
     corpus = SCIFACT / "corpus.jsonl"
     store = Path(args.store) if args.store else scratch_store(corpus, c.MODEL)

@@ -48,8 +48,9 @@ def write_scifact(dest: Path, limit: int | None) -> int:
 
 
 def run_set(rep: c.Report, label: str, folder: Path) -> None:
-    from keepui_engine import Workbench, ingesting
+    from keepui_engine import Workbench
     from keepui_engine.config import load_settings
+    from keepui_engine.ingest import ingesting
 
     size_mb = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
     with tempfile.TemporaryDirectory(prefix="keepui-bench-ingest-") as tmp:

@@ -16,11 +16,11 @@ from keepui_engine.errors import (
     StoreError,
     UsageError,
 )
-from keepui_engine.evaluation import EvalResult, evaluate, write_runs
 from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
 from keepui_engine.inputs import looks_like_path, now_id, source_kind
 from keepui_engine.interrupts import install as install_interrupts
-from keepui_engine.searches import compare_results
+from keepui_engine.search.evaluation import EvalResult, evaluate, write_runs
+from keepui_engine.search.searches import compare_results
 from keepui_engine.store.pg_local import start_local_postgres
 from keepui_engine.types import (
     DeleteResult,
@@ -42,12 +42,12 @@ from keepui_engine.types import (
 )
 
 _LAZY = {
-    "ContextResult": "keepui_engine.context",
-    "Passage": "keepui_engine.context",
-    "Reflection": "keepui_engine.reflection",
-    "Judgment": "keepui_engine.judgments",
-    "qrels_lines": "keepui_engine.judgments",
-    "queries_lines": "keepui_engine.judgments",
+    "ContextResult": "keepui_engine.search.context",
+    "Passage": "keepui_engine.search.context",
+    "Reflection": "keepui_engine.search.reflection",
+    "Judgment": "keepui_engine.search.judgments",
+    "qrels_lines": "keepui_engine.search.judgments",
+    "queries_lines": "keepui_engine.search.judgments",
     "ImportReport": "keepui_engine.transfer",
 }
 

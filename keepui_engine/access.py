@@ -76,13 +76,13 @@ for _op in (
 
 
 def _judgment() -> Any:
-    from keepui_engine.judgments import Judgment
+    from keepui_engine.search.judgments import Judgment
 
     return Judgment
 
 
 def _why_type() -> Any:
-    from keepui_engine.why import WhyResult
+    from keepui_engine.search.why import WhyResult
 
     return WhyResult
 
@@ -194,7 +194,7 @@ class StoreAccess:
                 settings_toml=seed_toml(self.settings.store),
                 exact_max=self.settings.exact_max_vectors,
             )
-            return Engine(self.settings, pg, emb)  # type: ignore[arg-type]  # Store's interface
+            return Engine(self.settings, pg, emb)
         store = Store(
             self.settings.store,
             emb.name,

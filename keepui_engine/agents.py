@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from keepui_engine import context as ctx
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import now_id
-from keepui_engine.reflection import Reflection, check_kind
+from keepui_engine.search import context as ctx
+from keepui_engine.search.reflection import Reflection, check_kind
 from keepui_engine.types import Hit, Item
 
 if TYPE_CHECKING:

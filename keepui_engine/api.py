@@ -25,12 +25,12 @@ from keepui_engine.types import (
 )
 
 if TYPE_CHECKING:
-    from keepui_engine.context import ContextResult
-    from keepui_engine.evaluation import EvalResult
     from keepui_engine.flows.model import FlowInfo, FlowResult, FlowTick
-    from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder
-    from keepui_engine.reflection import Reflection
+    from keepui_engine.search.context import ContextResult
+    from keepui_engine.search.evaluation import EvalResult
+    from keepui_engine.search.judgments import Judgment
+    from keepui_engine.search.reflection import Reflection
     from keepui_engine.store.pg_notify import ChangeFeed
     from keepui_engine.transfer import ImportReport
 
@@ -77,7 +77,7 @@ class Workbench(StoreAccess):
         Extraction runs in this process; documents are stored through put_many in batches.
         The store's `.ignore` document (one glob per line) adds to `exclude`.
         """
-        from keepui_engine.ingesting import ignore_globs, ingest
+        from keepui_engine.ingest.ingesting import ignore_globs, ingest
 
         try:
             ignore = ignore_globs(self.get(".ignore").text)
@@ -220,7 +220,7 @@ class Workbench(StoreAccess):
         header: bool = False,
     ) -> ContextResult:
         """The top passages for `query`, each followed by `[Source: ADDRESS]`, in at most
-        `max_tokens` words (see `keepui_engine.context`)."""
+        `max_tokens` words (see `keepui_engine.search.context`)."""
         from keepui_engine import agents
 
         return agents.context(self, query, top_k, min_score, max_tokens, tags, mode, header)
@@ -466,7 +466,7 @@ class Workbench(StoreAccess):
     def judged_score(self, query: str, ids: list[str]) -> dict[str, Any]:
         """How a ranked list fares on the query's judgments: {"judged": shown ids judged,
         "shown", "relevant": judged relevant anywhere, "ndcg@10": None without judgments}."""
-        from keepui_engine.evaluation import ndcg_at
+        from keepui_engine.search.evaluation import ndcg_at
 
         grades = {j.id: j.grade for j in self.judgments(query)}
         return {
@@ -478,7 +478,7 @@ class Workbench(StoreAccess):
 
     def eval_judged(self, modes: list[str] | None = None, progress: Any = None) -> EvalResult:
         """Score every mode on this store's judged queries (nDCG@10, R@100, MRR@10)."""
-        from keepui_engine.evaluation import evaluate_judged
+        from keepui_engine.search.evaluation import evaluate_judged
 
         return evaluate_judged(self, modes, progress)
 

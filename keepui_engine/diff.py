@@ -11,7 +11,7 @@ from keepui_engine.inputs import iso, split_version
 from keepui_engine.types import DiffRow, VersionDiff
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
     from keepui_engine.store.documents import Row
 
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
@@ -103,7 +103,7 @@ def _text(row: Row) -> str:
 
 
 def version_diff(
-    engine: Engine, address: str, a: int | None = None, b: int | None = None
+    engine: Operations, address: str, a: int | None = None, b: int | None = None
 ) -> VersionDiff:
     """Compare two versions of a document.
 
@@ -119,7 +119,7 @@ def version_diff(
     Raises:
         NotFound: The document or one of the versions does not exist.
     """
-    head, _ = engine._resolve(address, 0)
+    head, _ = engine.resolve(address, 0)
     doc_id = head.id
     split = split_version(address)
     if a is None and address != doc_id and split is not None:
@@ -138,8 +138,8 @@ def version_diff(
                 f"{head.version}: give A and B as 0..{head.version - 1} (0 the current one) "
                 f"or -1..-{head.version} (-1 the oldest), or {doc_id}@V{{N}}."
             )
-    _, left = engine._resolve(doc_id, a)
-    _, right = engine._resolve(doc_id, b)
+    _, left = engine.resolve(doc_id, a)
+    _, right = engine.resolve(doc_id, b)
     rows = diff_texts(_text(left), _text(right))
     return VersionDiff(
         id=doc_id,

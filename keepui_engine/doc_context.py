@@ -8,36 +8,15 @@ whose tags match every key. What it says is its `note:` (else its summary).
 
 from __future__ import annotations
 
-import io
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.inputs import safe_yaml
 
 if TYPE_CHECKING:
     from keepui_engine.api import Workbench
 
 META_PREFIX = ".meta/"
 SIMILAR = 5
-
-
-def _yaml(text: str) -> Any:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        return YAML(typ="safe", pure=True).load(io.StringIO(text))
-    except YAMLError:
-        return None
-
-
-def check_meta_doc(doc_id: str, text: str) -> None:
-    """Refuse a `.meta/NAME` document whose `when:` is not a mapping of tags."""
-    data = _yaml(text)
-    if not isinstance(data, dict) or not isinstance(data.get("when"), dict):
-        raise UsageError(
-            f"{doc_id}: a meta doc is YAML with `when:` (tags an item must have, e.g. "
-            "`when: {project: atlas}`) and `note:` (what to show beside it)."
-        )
 
 
 def applies(when: dict[str, Any], tags: dict[str, Any]) -> bool:
@@ -60,7 +39,7 @@ def meta_for(wb: Workbench, tags: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for meta in wb.list_items(META_PREFIX, limit=1000, sort="id"):
         doc = wb.get(meta.id)
-        data = _yaml(doc.text or "")
+        data = safe_yaml(doc.text or "")
         if not isinstance(data, dict) or not isinstance(data.get("when"), dict):
             continue
         if applies(data["when"], tags):

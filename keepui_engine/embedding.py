@@ -13,7 +13,7 @@ from keepui_engine.store import documents
 
 if TYPE_CHECKING:
     from keepui_engine.providers.base import Embedder
-    from keepui_engine.store import Store
+    from keepui_engine.store.protocol import Backend
 
 QUERY_MEMORY = 4096
 QUERY_FLUSH = 32
@@ -27,7 +27,7 @@ class EmbeddingCache:
         embedder: The embedding provider.
     """
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: Backend, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()

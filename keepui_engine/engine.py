@@ -12,7 +12,7 @@ from keepui_engine import graph, inputs, interrupts
 from keepui_engine.embedding import EmbeddingCache
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import iso
-from keepui_engine.search import public_tags
+from keepui_engine.search.ranking import public_tags
 from keepui_engine.store import documents, queries, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
@@ -30,13 +30,13 @@ from keepui_engine.types import (
 
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
-    from keepui_engine.fulltext import FullText
-    from keepui_engine.judgments import Judgment
     from keepui_engine.providers.base import Embedder, Summarizer
-    from keepui_engine.store import Store
+    from keepui_engine.search.judgments import Judgment
+    from keepui_engine.search.why import WhyResult
+    from keepui_engine.store.fulltext import FullText
     from keepui_engine.store.pg_search import PgFullText
+    from keepui_engine.store.protocol import Backend
     from keepui_engine.types import SearchRecord, VersionDiff
-    from keepui_engine.why import WhyResult
 
 SORTS = ("updated", "created", "accessed", "id")
 
@@ -62,7 +62,7 @@ class Engine:
         embedder: The embedding provider.
     """
 
-    def __init__(self, settings: Settings, store: Store, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, store: Backend, embedder: Embedder) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
@@ -122,7 +122,7 @@ class Engine:
     # -- writing ------------------------------------------------------------------------------
     def put_many(self, specs: list[PutSpec]) -> list[PutResult]:
         """Store texts as new documents or new versions; unchanged ones are no-ops."""
-        from keepui_engine.writing import put_many
+        from keepui_engine.ingest.writing import put_many
 
         return put_many(self, specs, _now())
 
@@ -147,10 +147,10 @@ class Engine:
             return PutResult(doc_id, head.version, "unchanged")
         now = _now()
         row = head.with_(version=head.version + 1, tags=merged, updated=now, accessed=now)
-        from keepui_engine.writing import commit
+        from keepui_engine.ingest.writing import commit
 
         kept = [(p, p.text or "") for p in part_sql.of(self.store.con, doc_id, head.version)]
-        from keepui_engine.writing import LLM_PROVIDERS
+        from keepui_engine.ingest.writing import LLM_PROVIDERS
 
         with self.store.transaction():
             keys, hashes = commit(self, [head], [row], {doc_id: kept})
@@ -159,7 +159,7 @@ class Engine:
                 self.settings.summary_provider in LLM_PROVIDERS
                 and len((head.text or "").strip()) > self.settings.summary_max_chars
             )
-            from keepui_engine import after_write
+            from keepui_engine.work import after_write
 
             after_write.run(self, [(row, head, needs)], now)
         vec = documents.cached_vectors(
@@ -190,14 +190,14 @@ class Engine:
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
                 documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
-                from keepui_engine import after_write
+                from keepui_engine.work import after_write
 
                 # the text's references follow the version now current
                 graph.set_references(con, doc_id, [], _now())
                 after_write.run(self, [(back, head, False)], _now())
             structure.prune(con, doc_id)
             graph.sync(con, [doc_id], _now())
-            from keepui_engine.fulltext import drop_tail
+            from keepui_engine.store.fulltext import drop_tail
 
             drop_tail(con, dropped)
         self.store.index_remove(dropped)
@@ -210,7 +210,7 @@ class Engine:
             raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
         return head
 
-    def _resolve(self, address: str, offset: int | None) -> tuple[Row, Row]:
+    def resolve(self, address: str, offset: int | None) -> tuple[Row, Row]:
         """(head, the asked version) for `ID`, `ID@V{N}` or ID with an explicit offset."""
         doc_id = address
         head = documents.heads(self.store.con, [address]).get(address)
@@ -269,7 +269,7 @@ class Engine:
             }
             item = self.get(base, offset)
             return replace(item, text=p.text, summary=p.summary, part=shown)
-        head, row = self._resolve(address, offset)
+        head, row = self.resolve(address, offset)
         now = _now()
         with self.store.transaction():
             self.store.con.execute(
@@ -285,7 +285,7 @@ class Engine:
 
     def parts(self, address: str, offset: int | None = None) -> list[Part]:
         """The parts of a document version (the current one by default), in order."""
-        head, row = self._resolve(address, offset)
+        head, row = self.resolve(address, offset)
         out = []
         for p in part_sql.of(self.store.con, row.id, row.version):
             at = row.id if row is head else f"{row.id}@V{{{head.version - row.version}}}"
@@ -305,7 +305,7 @@ class Engine:
 
     def history(self, address: str) -> list[VersionInfo]:
         """Every version of a document, newest first, with what each changed."""
-        head, _ = self._resolve(address, 0)
+        head, _ = self.resolve(address, 0)
         rows = [head, *documents.archived(self.store.con, head.id)]
         out = []
         for i, row in enumerate(rows):
@@ -331,25 +331,25 @@ class Engine:
 
     def find(self, q: FindQuery) -> FindResult:
         """Rank documents for a query (see `finding.find`)."""
-        from keepui_engine.finding import find
+        from keepui_engine.search.finding import find
 
         return find(self, q)
 
     def related(self, doc_id: str, seen: list[str], per_hit: int = 3) -> list[dict[str, Any]]:
         """A document's edge neighbours and its `per_hit` nearest by vector, none in `seen`."""
-        from keepui_engine.deep import related
+        from keepui_engine.search.deep import related
 
         return related(self, doc_id, set(seen) | {doc_id}, per_hit)
 
     def find_deep(self, q: FindQuery, per_hit: int = 3) -> FindResult:
         """A find whose hits carry their edge and vector neighbours (see `deep`)."""
-        from keepui_engine.deep import find_deep
+        from keepui_engine.search.deep import find_deep
 
         return find_deep(self, q, per_hit)
 
     def why(self, q: FindQuery, doc_id: str) -> WhyResult:
         """Where a document ranked for a query, and what kept it out (see `why.why`)."""
-        from keepui_engine.why import why
+        from keepui_engine.search.why import why
 
         return why(self, q, doc_id)
 
@@ -361,13 +361,13 @@ class Engine:
 
     def record_search(self, q: FindQuery, ids: list[str]) -> SearchRecord:
         """Append a search to the store's search history (see `searches.record`)."""
-        from keepui_engine import searches
+        from keepui_engine.search import searches
 
         return searches.record(self.store, q, ids)
 
     def searches(self, limit: int = 100) -> list[SearchRecord]:
         """The latest searches, newest first (see `searches.recent`)."""
-        from keepui_engine import searches
+        from keepui_engine.search import searches
 
         return searches.recent(self.store, limit)
 
@@ -406,21 +406,21 @@ class Engine:
     # -- relevance judgments (see keepui_engine/judgments) ---------------------------------------
     def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
         """Record how relevant `doc_id` is to `query` (0..3)."""
-        from keepui_engine import judgments
+        from keepui_engine.search import judgments
 
         with self.store.transaction():
             return judgments.record(self.store.con, query, doc_id, grade)
 
     def unjudge(self, query: str, doc_id: str) -> bool:
         """Forget a judgment; whether there was one."""
-        from keepui_engine import judgments
+        from keepui_engine.search import judgments
 
         with self.store.transaction():
             return judgments.remove(self.store.con, query, doc_id)
 
     def judgments(self, query: str | None = None) -> list[Judgment]:
         """Every judgment (or one query's), by query then id."""
-        from keepui_engine import judgments
+        from keepui_engine.search import judgments
 
         return judgments.listing(self.store.con, query)
 
@@ -465,8 +465,8 @@ class Engine:
     def reflect(self, query: str, kind: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
         """A summary or key points of passages for a query (see `reflection`): through the
         [summarization] LLM when one is configured, else extractive with the embedder."""
-        from keepui_engine import reflection
-        from keepui_engine.writing import LLM_PROVIDERS
+        from keepui_engine.ingest.writing import LLM_PROVIDERS
+        from keepui_engine.search import reflection
 
         reflection.check_kind(kind)
         if self.settings.summary_provider in LLM_PROVIDERS:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from keepui_engine.errors import FlowError, KeepuiError, NotFound, UsageError
 from keepui_engine.flows import actions, loader, signals
+from keepui_engine.flows.actions import ACTION_ARGS, check_actions
 from keepui_engine.flows.model import FlowDoc, FlowInfo
 from keepui_engine.types import FindQuery
 
@@ -81,37 +82,8 @@ def check_params(params: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-# The arguments each action reads from `with:`; any other key is a mistake in the state doc.
-ACTION_ARGS: dict[str, tuple[str, ...]] = {
-    "find": ("query", "tags", "limit", "since", "until", "mode", "min_score", "temperature"),
-    "get": ("id",),
-    "related": ("results", "limit"),
-    "pick": ("candidates",),
-    "expand": ("query", "results", "terms"),
-    "get_context": ("id", "limit"),
-    # writes: recorded during the tick, applied after it (see FlowHost.apply)
-    "summarize": ("id", "version"),
-    "tag": ("id", "tags", "remove"),
-    "put": ("text", "id", "tags"),
-    "analyze": ("id", "force"),
-}
 WRITE_ACTIONS = ("summarize", "tag", "put", "analyze")
 _PARAM_REF = re.compile(r"\bparams\.([A-Za-z_][A-Za-z0-9_]*)")
-
-
-def check_actions(doc: FlowDoc) -> FlowDoc:
-    """Raise FlowError for a rule whose `with:` gives an action an argument it does not read."""
-    for n, rule in enumerate((*doc.rules, *doc.post), 1):
-        known = ACTION_ARGS.get(rule.do or "")
-        if known is None:
-            continue
-        unknown = sorted(set(rule.args) - set(known))
-        if unknown:
-            raise FlowError(
-                f"state doc {doc.name!r}, rule {rule.id or n}: {rule.do} has no argument "
-                f"{', '.join(map(repr, unknown))}; it reads {', '.join(known)}."
-            )
-    return doc
 
 
 def _strings(value: Any) -> list[str]:

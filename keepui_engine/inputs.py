@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from keepui_engine.errors import UsageError
 
@@ -297,3 +299,14 @@ def now_id(scope: str | None) -> str:
     if not scope:
         raise UsageError("--scope needs a name, e.g. --scope project-x.")
     return check_id(f"{NOW_ID}:{scope}")
+
+
+def safe_yaml(text: str) -> Any:
+    """The YAML document in `text` (safe loader), or None when it does not parse."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(io.StringIO(text))
+    except YAMLError:
+        return None

@@ -7,7 +7,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.errors import FlowError, UsageError
+from keepui_engine.flows.model import FlowDoc
 
 _WORD = re.compile(r"[a-z][a-z0-9-]{3,}")
 STOPWORDS = frozenset(
@@ -167,3 +168,34 @@ def expand(
     scored.sort(key=lambda sw: (-sw[0], sw[1]))
     added = [w for _, w in scored[:n_terms]]
     return {"query": " ".join([query, *added]) if added else query, "added": added}
+
+
+# The arguments each action reads from `with:`; any other key is a mistake in the state doc.
+ACTION_ARGS: dict[str, tuple[str, ...]] = {
+    "find": ("query", "tags", "limit", "since", "until", "mode", "min_score", "temperature"),
+    "get": ("id",),
+    "related": ("results", "limit"),
+    "pick": ("candidates",),
+    "expand": ("query", "results", "terms"),
+    "get_context": ("id", "limit"),
+    # writes: recorded during the tick, applied after it (see FlowHost.apply)
+    "summarize": ("id", "version"),
+    "tag": ("id", "tags", "remove"),
+    "put": ("text", "id", "tags"),
+    "analyze": ("id", "force"),
+}
+
+
+def check_actions(doc: FlowDoc) -> FlowDoc:
+    """Raise FlowError for a rule whose `with:` gives an action an argument it does not read."""
+    for n, rule in enumerate((*doc.rules, *doc.post), 1):
+        known = ACTION_ARGS.get(rule.do or "")
+        if known is None:
+            continue
+        unknown = sorted(set(rule.args) - set(known))
+        if unknown:
+            raise FlowError(
+                f"state doc {doc.name!r}, rule {rule.id or n}: {rule.do} has no argument "
+                f"{', '.join(map(repr, unknown))}; it reads {', '.join(known)}."
+            )
+    return doc

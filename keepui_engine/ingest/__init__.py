@@ -1,1 +1,1 @@
-"""Document ingestion: pure extractors that turn file bytes into text, tags and structure."""
+"""What enters the store: put (writing), files and URLs (ingesting), extraction, splitting."""

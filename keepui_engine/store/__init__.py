@@ -18,7 +18,7 @@ from keepui_engine.store.schema import migrate
 from keepui_engine.store.vectors import VectorIndex
 
 if TYPE_CHECKING:
-    from keepui_engine.fulltext import FullText
+    from keepui_engine.store.fulltext import FullText
 
 DB_NAME = "keepui.duckdb"
 
@@ -140,7 +140,7 @@ class Store:
 
     def open_fulltext(self) -> FullText:
         """The BM25 channel: a bm25s base in `bm25/` plus the DuckDB tail."""
-        from keepui_engine.fulltext import FullText
+        from keepui_engine.store.fulltext import FullText
 
         return FullText(self.root, self.con)
 

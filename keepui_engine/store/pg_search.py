@@ -1,5 +1,5 @@
 """The two search channels on PostgreSQL: pgvector HNSW (cosine, halfvec) and BM25 in SQL over
-the postings table, with the Lucene formula and tokenizer keepui_engine.fulltext uses."""
+the postings table, with the Lucene formula and tokenizer keepui_engine.store.fulltext uses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine.fulltext import K1, B, Tokenizer
+from keepui_engine.store.fulltext import K1, B, Tokenizer
 
 if TYPE_CHECKING:
     from keepui_engine.store.pg_sql import PgConnection

@@ -13,7 +13,7 @@ from keepui_engine.store.documents import COLS, _row
 from keepui_engine.transfer.records import FORMAT, FORMAT_VERSION, INCLUDES, encode_vector
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 _SYSTEM = " AND NOT starts_with(id, '.')"
 
@@ -22,7 +22,7 @@ def _where(include: dict[str, bool]) -> str:
     return "" if include.get("system") else _SYSTEM
 
 
-def header(engine: Engine, include: dict[str, bool]) -> dict[str, Any]:
+def header(engine: Operations, include: dict[str, bool]) -> dict[str, Any]:
     """The first line: format, its version, the embedding model, the item count, options."""
     engine.settle()  # the store answers as its import will (derived data only)
     (count,) = engine.store.con.execute(
@@ -43,7 +43,7 @@ def header(engine: Engine, include: dict[str, bool]) -> dict[str, Any]:
 
 
 def page(
-    engine: Engine, after: str | None, limit: int, include: dict[str, bool]
+    engine: Operations, after: str | None, limit: int, include: dict[str, bool]
 ) -> list[dict[str, Any]]:
     """Up to `limit` items whose id sorts after `after`, as export records."""
     con = engine.store.con
@@ -122,7 +122,7 @@ def page(
     return out
 
 
-def _add_vectors(engine: Engine, records: list[dict[str, Any]]) -> None:
+def _add_vectors(engine: Operations, records: list[dict[str, Any]]) -> None:
     """Each record's vectors by content hash (its versions' and parts' too), where cached."""
     wanted: dict[str, list[str]] = {}
     for record in records:

@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from keepui_engine import graph
-from keepui_engine.fulltext import add_tail
 from keepui_engine.store import documents
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
+from keepui_engine.store.fulltext import add_tail
 from keepui_engine.transfer.records import unwire
 from keepui_engine.types import PutSpec
 from keepui_engine.work import pending
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 MODES = ("merge", "replace")
 
@@ -71,12 +71,12 @@ def _rows(item: dict[str, Any]) -> tuple[list[Row], Row]:
 
 
 def _short(text: str | None) -> str:
-    from keepui_engine.writing import summarize
+    from keepui_engine.ingest.writing import summarize
 
     return summarize(text or "", 500)
 
 
-def _parts(engine: Engine, item: dict[str, Any], head: Row) -> dict[int, list[Any]]:
+def _parts(engine: Operations, item: dict[str, Any], head: Row) -> dict[int, list[Any]]:
     """version -> [(PartRow, text to embed)]: the file's parts, else the head split as put does."""
     by_version: dict[int, list[Any]] = {}
     for p in item["parts"]:
@@ -91,14 +91,14 @@ def _parts(engine: Engine, item: dict[str, Any], head: Row) -> dict[int, list[An
         )
         by_version.setdefault(p["version"], []).append((row, p["text"] or p["summary"]))
     if not item["has_parts"] and head.text is not None:
-        from keepui_engine.writing import plan_parts
+        from keepui_engine.ingest.writing import plan_parts
 
         by_version[head.version] = plan_parts(engine, PutSpec(head.text, id=head.id))
     return by_version
 
 
 def import_items(
-    engine: Engine,
+    engine: Operations,
     items: list[dict[str, Any]],
     mode: str,
     model: str | None,
@@ -131,7 +131,7 @@ def import_items(
     return results
 
 
-def _merge(engine: Engine, head: Row, item: dict[str, Any]) -> str:
+def _merge(engine: Operations, head: Row, item: dict[str, Any]) -> str:
     """The file's item on top of the store's (a new version) unless they are the same."""
     if head.content_hash == item["content_hash"] and head.tags == item["tags"]:
         return "unchanged"
@@ -143,7 +143,9 @@ def _merge(engine: Engine, head: Row, item: dict[str, Any]) -> str:
     return "merged" if engine.put_many([spec])[0].action != "unchanged" else "unchanged"
 
 
-def _write(engine: Engine, items: list[dict[str, Any]], model: str | None, maintain: bool) -> None:
+def _write(
+    engine: Operations, items: list[dict[str, Any]], model: str | None, maintain: bool
+) -> None:
     con = engine.store.con
     name, dim = engine.embedder.name, engine.embedder.dim
     same_model = model in (None, name)

@@ -14,7 +14,7 @@ from keepui_engine.store.pg_sql import dialect
 from keepui_engine.work import pending
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 
 def _now() -> datetime:
@@ -22,7 +22,7 @@ def _now() -> datetime:
 
 
 def work_once(
-    engine: Engine,
+    engine: Operations,
     owner: str,
     live_owners: set[str] | None = None,
     now: datetime | None = None,
@@ -77,7 +77,7 @@ def work_once(
 
 
 @contextmanager
-def _lease(engine: Engine, task_id: int, owner: str) -> Iterator[None]:
+def _lease(engine: Operations, task_id: int, owner: str) -> Iterator[None]:
     """On PostgreSQL, renew the claim every quarter lease while the task runs, so a task
     longer than the lease is not taken for a dead worker's and run twice."""
     if dialect(engine.store.con) != "postgres":
@@ -114,7 +114,7 @@ def _entry(t: pending.Task) -> dict[str, Any]:
     }
 
 
-def report(engine: Engine, doc_id: str | None = None) -> dict[str, Any]:
+def report(engine: Operations, doc_id: str | None = None) -> dict[str, Any]:
     """Counts by task and state, the failures with their errors, and when work is next due."""
     con = engine.store.con
     failures = pending.listing(con, ("failed", "dead"), doc_id)
@@ -133,26 +133,26 @@ def report(engine: Engine, doc_id: str | None = None) -> dict[str, Any]:
     }
 
 
-def for_doc(engine: Engine, doc_id: str) -> list[dict[str, Any]]:
+def for_doc(engine: Operations, doc_id: str) -> list[dict[str, Any]]:
     """Unfinished work for one document (queued, running, failed, dead), with errors."""
     states = ("queued", "running", "failed", "dead")
     return [_entry(t) for t in pending.listing(engine.store.con, states, doc_id)]
 
 
-def retry(engine: Engine) -> int:
+def retry(engine: Operations) -> int:
     """Move dead letters back to the queue."""
     with engine.store.transaction():
         return pending.retry_dead(engine.store.con, _now())
 
 
-def purge(engine: Engine) -> int:
+def purge(engine: Operations) -> int:
     """Delete dead letters."""
     with engine.store.transaction():
         return pending.purge_dead(engine.store.con)
 
 
 def enqueue(
-    engine: Engine, task: str, doc_id: str, version: int | None, payload: dict[str, Any]
+    engine: Operations, task: str, doc_id: str, version: int | None, payload: dict[str, Any]
 ) -> int:
     """Queue one task (in its own transaction)."""
     with engine.store.transaction():

@@ -13,24 +13,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine.splitting import blocks_from_parts
+from keepui_engine.ingest.splitting import blocks_from_parts
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
     from keepui_engine.store.documents import Row
     from keepui_engine.work.pending import Task
 
 
-def _head(engine: Engine, task: Task) -> Row | None:
+def _head(engine: Operations, task: Task) -> Row | None:
     head = documents.heads(engine.store.con, [task.doc_id]).get(task.doc_id)
     if head is None or (task.version is not None and head.version != task.version):
         return None
     return head
 
 
-def summarize(engine: Engine, task: Task) -> str:
+def summarize(engine: Operations, task: Task) -> str:
     """Replace the head's summary (in place: a summary is derived, not a new version)."""
     head = _head(engine, task)
     if head is None:
@@ -60,7 +60,7 @@ def summarize(engine: Engine, task: Task) -> str:
     return f"summarized by {summarizer.name}" + (f" with {len(context)} related" if context else "")
 
 
-def analyze(engine: Engine, task: Task) -> str:
+def analyze(engine: Operations, task: Task) -> str:
     """The queued form of `analyze_doc`."""
     return analyze_doc(
         engine,
@@ -72,7 +72,7 @@ def analyze(engine: Engine, task: Task) -> str:
 
 
 def analyze_doc(
-    engine: Engine,
+    engine: Operations,
     doc_id: str,
     version: int | None,
     *,
@@ -86,9 +86,9 @@ def analyze_doc(
     structure table), else paragraphs and Markdown headings of the text. Skipped when the text
     and the split settings are the ones last analyzed (`_analyzed_hash`) unless `force`.
     """
-    from keepui_engine.fulltext import add_tail, drop_tail
+    from keepui_engine.ingest.writing import analysis_key, plan_parts
+    from keepui_engine.store.fulltext import add_tail, drop_tail
     from keepui_engine.types import PutSpec
-    from keepui_engine.writing import analysis_key, plan_parts
 
     con = engine.store.con
     head = documents.heads(con, [doc_id]).get(doc_id)
@@ -129,7 +129,7 @@ def analyze_doc(
     return f"{len(rows)} part(s)"
 
 
-def embed(engine: Engine, task: Task) -> str:
+def embed(engine: Operations, task: Task) -> str:
     """Make sure the head's text (and parts) have vectors in the cache; with payload `all`
     (an import from another model), every version and part of the document, indexed too."""
     if task.payload.get("all"):
@@ -144,7 +144,7 @@ def embed(engine: Engine, task: Task) -> str:
     return f"{len(texts)} text(s) embedded"
 
 
-def embed_all(engine: Engine, doc_id: str) -> str:
+def embed_all(engine: Operations, doc_id: str) -> str:
     """Embed what lacks a vector of every version and part of a document, and index it."""
     con = engine.store.con
     name, dim = engine.embedder.name, engine.embedder.dim
@@ -173,19 +173,19 @@ def embed_all(engine: Engine, doc_id: str) -> str:
     return f"{len(todo)} text(s) embedded, {len(got_keys)} vector(s) indexed"
 
 
-def reindex(engine: Engine, task: Task) -> str:
+def reindex(engine: Operations, task: Task) -> str:
     """Re-embed every stored text with the configured model and rebuild the index."""
     stats = engine.reindex()
     return f"{stats.vectors} vectors re-embedded with {stats.model}"
 
 
-def links(engine: Engine, task: Task) -> str:
+def links(engine: Operations, task: Task) -> str:
     """URLs and `[[id]]` mentions in the head's text become `references` edges (a `[[id]]`
     that names nothing gets a stub item; a URL only links to an item stored under it)."""
     from datetime import UTC, datetime
 
     from keepui_engine import graph
-    from keepui_engine.after_write import mentions
+    from keepui_engine.work.after_write import mentions
 
     head = _head(engine, task)
     if head is None:

@@ -13,7 +13,7 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import Workbench, open_workbench
-from keepui_engine.splitting import Block, blocks_from_parts, split
+from keepui_engine.ingest.splitting import Block, blocks_from_parts, split
 from keepui_engine.store import structure
 
 DOCS = Path(__file__).resolve().parents[3] / "shared" / "data" / "docs"

@@ -7,7 +7,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keepui_engine.context import (
+from keepui_engine.search.context import (
     HEADER,
     ContextResult,
     build,

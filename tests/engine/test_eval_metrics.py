@@ -11,7 +11,7 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import UsageError
-from keepui_engine.evaluation import (
+from keepui_engine.search.evaluation import (
     beir_files,
     evaluate,
     mrr_at,
@@ -20,7 +20,7 @@ from keepui_engine.evaluation import (
     recall_at,
     trec_scores,
 )
-from keepui_engine.significance import bootstrap_ci, paired_test
+from keepui_engine.search.significance import bootstrap_ci, paired_test
 
 
 def test_hand_computed_values() -> None:

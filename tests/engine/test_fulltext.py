@@ -8,7 +8,7 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import PutSpec, Workbench, open_workbench
-from keepui_engine import fulltext as ft
+from keepui_engine.store import fulltext as ft
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from keepui_engine import PutSpec, Workbench
-from keepui_engine.fusion import BM25_UNIT, DENSE_SPREAD, PRIOR, bm25_rate, robust_spread
+from keepui_engine.search.fusion import BM25_UNIT, DENSE_SPREAD, PRIOR, bm25_rate, robust_spread
 
 DENSE = np.asarray([0.62, 0.55, 0.50, 0.47, 0.45, 0.44, 0.42, 0.41, 0.40, 0.38] * 3)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from keepui_engine import FindResult, Hit, NotFound, Workbench
-from keepui_engine.search import excerpt
-from keepui_engine.splitting import Block, split
+from keepui_engine.ingest.splitting import Block, split
+from keepui_engine.search.ranking import excerpt
 
 
 def words(n: int, stem: str) -> str:

@@ -9,8 +9,8 @@ from support import make_fake_store
 
 from keepui_engine import PutSpec, open_workbench
 from keepui_engine.config import Settings, load_settings
-from keepui_engine.evaluation import scratch_store
-from keepui_engine.splitting import split, windows
+from keepui_engine.ingest.splitting import split, windows
+from keepui_engine.search.evaluation import scratch_store
 
 
 def test_passage_settings_make_windows_a_vector_can_see(tmp_path: Path) -> None:

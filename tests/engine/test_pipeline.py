@@ -7,8 +7,9 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
-from keepui_engine import FindQuery, UsageError, Workbench, pipeline
+from keepui_engine import FindQuery, UsageError, Workbench
 from keepui_engine import engine as engine_mod
+from keepui_engine.search import pipeline
 from keepui_engine.types import Hit
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from keepui_engine.evaluation import ndcg_at
+from keepui_engine.search.evaluation import ndcg_at
 
 SCIFACT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "beir" / "scifact"
 pytestmark = pytest.mark.model

@@ -19,12 +19,12 @@ from keepui_engine.store import documents, queries
 from keepui_engine.types import FindQuery, FindResult
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 PER_HIT = 3
 
 
-def head_keys(engine: Engine, ids: list[str]) -> dict[str, int]:
+def head_keys(engine: Operations, ids: list[str]) -> dict[str, int]:
     """doc id -> the vector key of its current version's whole text."""
     if not ids:
         return {}
@@ -41,7 +41,7 @@ def _visible(doc_id: str, row: queries.KeyRow | None = None) -> bool:
 
 
 def related(
-    engine: Engine, doc_id: str, seen: set[str], per_hit: int = PER_HIT
+    engine: Operations, doc_id: str, seen: set[str], per_hit: int = PER_HIT
 ) -> list[dict[str, Any]]:
     """Up to `per_hit` vector neighbours and every edge neighbour of a document, unseen ones
     only; adds what it returns to `seen`."""
@@ -88,9 +88,9 @@ def related(
     return out
 
 
-def find_deep(engine: Engine, q: FindQuery, per_hit: int = PER_HIT) -> FindResult:
+def find_deep(engine: Operations, q: FindQuery, per_hit: int = PER_HIT) -> FindResult:
     """A find whose hits each carry `related`: their edge and vector neighbours."""
-    from keepui_engine.finding import find
+    from keepui_engine.search.finding import find
 
     found = find(engine, q)
     seen = {h.id for h in found.hits}

@@ -11,14 +11,14 @@ from keepui_engine.inputs import iso
 from keepui_engine.types import FindQuery, ResultComparison, SearchRecord
 
 if TYPE_CHECKING:
-    from keepui_engine.store import Store
+    from keepui_engine.store.protocol import Backend
 
 
 def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def record(store: Store, q: FindQuery, ids: list[str]) -> SearchRecord:
+def record(store: Backend, q: FindQuery, ids: list[str]) -> SearchRecord:
     """Append one search and the ids it returned to the history.
 
     Args:
@@ -40,7 +40,7 @@ def record(store: Store, q: FindQuery, ids: list[str]) -> SearchRecord:
     return SearchRecord(int(got[0]), iso(at), q, list(ids))
 
 
-def recent(store: Store, limit: int = 100) -> list[SearchRecord]:
+def recent(store: Backend, limit: int = 100) -> list[SearchRecord]:
     """The latest searches, newest first.
 
     Args:

@@ -9,22 +9,23 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import inputs, pipeline
+from keepui_engine import inputs
 from keepui_engine.errors import UsageError
-from keepui_engine.query_vector import query_vector
-from keepui_engine.search import TIE, excerpt, fuse
+from keepui_engine.search import pipeline
+from keepui_engine.search.query_vector import query_vector
+from keepui_engine.search.ranking import TIE, excerpt, fuse
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery, FindResult, Hit
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 MODES = ("dense", "bm25", "hybrid")
 FUSIONS = ("score", "share", "rrf")
 
 
-def find(engine: Engine, q: FindQuery) -> FindResult:
+def find(engine: Operations, q: FindQuery) -> FindResult:
     """Rank documents for a query after tag and time filters, then run the recall-kit steps.
 
     Dense ranks by cosine similarity, BM25 by its score, hybrid by fusing both (each channel
@@ -152,7 +153,7 @@ def _documents(
 
 
 def _similarity(
-    engine: Engine,
+    engine: Operations,
     qvec: np.ndarray,
     dense: tuple[np.ndarray, np.ndarray] | None,
     bm25: tuple[np.ndarray, np.ndarray],
@@ -166,7 +167,7 @@ def _similarity(
 
 
 def _dense_only(
-    engine: Engine,
+    engine: Operations,
     query: str,
     qvec: np.ndarray,
     limit: int,
@@ -188,7 +189,7 @@ def _dense_only(
 
 
 def _finish(
-    engine: Engine,
+    engine: Operations,
     q: FindQuery,
     hits: list[Hit],
     head: FindResult,
@@ -234,7 +235,7 @@ def _finish(
 
 
 def _with_parts(
-    engine: Engine, hits: list[Hit], rows: dict[int, queries.KeyRow], query: str
+    engine: Operations, hits: list[Hit], rows: dict[int, queries.KeyRow], query: str
 ) -> list[Hit]:
     """Fill the title and an excerpt of the part each part hit matched."""
     version = {(r.doc_id, r.head_version - r.version): r.version for r in rows.values()}
@@ -254,7 +255,7 @@ def _with_parts(
     return out
 
 
-def _vectors(engine: Engine, hits: list[Hit], rows: dict[int, queries.KeyRow]) -> np.ndarray:
+def _vectors(engine: Operations, hits: list[Hit], rows: dict[int, queries.KeyRow]) -> np.ndarray:
     """The stored vector of the text each hit matched (its version, or its part)."""
     key_of = {(r.doc_id, r.head_version - r.version, r.part): k for k, r in rows.items()}
     keys = [key_of.get((h.id, h.version, h.part_index), -1) for h in hits]

@@ -9,19 +9,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import after_write, graph, inputs, interrupts, splitting
+from keepui_engine import graph, inputs, interrupts
 from keepui_engine.errors import StoreError, UsageError
-from keepui_engine.inputs import content_hash
+from keepui_engine.ingest import splitting
+from keepui_engine.inputs import content_hash, safe_yaml
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
 from keepui_engine.types import PutResult, PutSpec
+from keepui_engine.work import after_write
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from keepui_engine.config import Settings
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 
 def summarize(text: str, limit: int) -> str:
@@ -43,7 +45,7 @@ def analysis_key(content_hash: str, settings: Settings) -> str:
     return hashlib.sha256(f"{content_hash}:{sizes}".encode()).hexdigest()[:12]
 
 
-def plan_parts(engine: Engine, spec: PutSpec) -> Plan:
+def plan_parts(engine: Operations, spec: PutSpec) -> Plan:
     """The parts a text splits into under the store's [ingest] settings, with their texts."""
     st = engine.settings
     blocks = (
@@ -79,12 +81,22 @@ def plan_parts(engine: Engine, spec: PutSpec) -> Plan:
     ]
 
 
+def check_meta_doc(doc_id: str, text: str) -> None:
+    """Refuse a `.meta/NAME` document whose `when:` is not a mapping of tags."""
+    data = safe_yaml(text)
+    if not isinstance(data, dict) or not isinstance(data.get("when"), dict):
+        raise UsageError(
+            f"{doc_id}: a meta doc is YAML with `when:` (tags an item must have, e.g. "
+            "`when: {project: atlas}`) and `note:` (what to show beside it)."
+        )
+
+
 def check_system_doc(doc_id: str, text: str) -> None:
     """Refuse a system document that would not work: a `.state/NAME` that does not parse
     (the message names the line), a `.tag/KEY` with a bad `_inverse:`, a `.meta/NAME`
     without `when:`."""
     if doc_id.startswith(".state/"):
-        from keepui_engine.flow_bindings import check_actions
+        from keepui_engine.flows.actions import check_actions
         from keepui_engine.flows.loader import check_text
 
         doc = check_text(text, doc_id[len(".state/") :])
@@ -95,8 +107,6 @@ def check_system_doc(doc_id: str, text: str) -> None:
     elif doc_id.startswith(graph.TAG_PREFIX):
         graph.check_tag_doc(doc_id, text)
     elif doc_id.startswith(".meta/"):
-        from keepui_engine.doc_context import check_meta_doc
-
         check_meta_doc(doc_id, text)
 
 
@@ -107,7 +117,7 @@ class _Stale(Exception):
     """Another process wrote one of the documents between this put's reading and its commit."""
 
 
-def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutResult]:
+def put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[PutResult]:
     """Store texts as new documents or new versions; unchanged ones are no-ops.
 
     On PostgreSQL, processes that put the same id at once each commit a version of their own:
@@ -127,7 +137,7 @@ def put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutRes
     )
 
 
-def _put_many(engine: Engine, specs: list[PutSpec], now: datetime) -> list[PutResult]:
+def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[PutResult]:
     prepared = []
     for spec in specs:
         if not spec.text or not spec.text.strip():
@@ -230,7 +240,9 @@ def _moved(con: Any, ids: list[str], old: dict[str, Row]) -> bool:
 LLM_PROVIDERS = ("openai-compatible", "mlx")
 
 
-def _needs_summary(engine: Engine, row: Row, before: Row | None, explicit: dict[str, bool]) -> bool:
+def _needs_summary(
+    engine: Operations, row: Row, before: Row | None, explicit: dict[str, bool]
+) -> bool:
     """Queue a summary for new text too long to be its own summary; and, for an LLM summarizer
     (whose context depends on them), when the user tags changed. The user's own summary stays."""
     st = engine.settings
@@ -252,7 +264,7 @@ def _texts(
 
 
 def commit(
-    engine: Engine,
+    engine: Operations,
     archive: list[Row],
     heads: list[Row],
     plans: dict[str, Plan],
@@ -272,7 +284,7 @@ def commit(
         hashes += [p.content_hash for p in plan]
         texts += [p.text or p.summary for p in plan]
     documents.set_heads(con, {r.id: r.version for r in heads if r.version > 1})
-    from keepui_engine.fulltext import add_tail
+    from keepui_engine.store.fulltext import add_tail
 
     all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
     add_tail(con, all_keys.tolist(), texts, engine.fulltext.tokenize)

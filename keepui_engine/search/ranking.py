@@ -107,7 +107,7 @@ def fuse(
         rrf_k: The RRF constant.
         fusion: `rrf`; or `score` / `share`: the weighted mean of the cosine (0 when negative)
             and the BM25 score converted to cosine at this query's rate (see
-            `keepui_engine.fusion`; `share` uses 1 / the query's idf sum, the old default). A
+            `keepui_engine.search.fusion`; `share` uses 1 / the query's idf sum, the old default). A
             document the BM25 channel did not return adds 0 there.
         similarity: Cosine similarities of keys the dense channel did not return.
         idf: The idf of each distinct query word (score and share fusion).
@@ -172,7 +172,7 @@ def _rate(
     """Cosine per BM25 point: the idf sum's inverse (share), or the per-query rate (score)."""
     import numpy as np
 
-    from keepui_engine.fusion import bm25_rate
+    from keepui_engine.search.fusion import bm25_rate
 
     if idf is None or not len(idf) or idf.sum() <= 0:
         return 0.0

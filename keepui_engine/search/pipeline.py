@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from keepui_engine.errors import UsageError
-from keepui_engine.search import decay_factor
+from keepui_engine.search.ranking import decay_factor
 
 if TYPE_CHECKING:
     import numpy as np

@@ -10,12 +10,13 @@ import numpy as np
 
 from keepui_engine import inputs
 from keepui_engine.errors import NotFound
-from keepui_engine.search import address, lift
+from keepui_engine.search.finding import find
+from keepui_engine.search.ranking import address, lift
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
+    from keepui_engine.ports import Operations
 
 DEPTH = 1000
 
@@ -56,7 +57,7 @@ class WhyResult:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
-def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
+def why(engine: Operations, q: FindQuery, doc_id: str) -> WhyResult:
     """Explain where `doc_id` stands for a query under the given filters and limit."""
     con = engine.store.con
     doc_keys = {
@@ -68,12 +69,12 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
     if not doc_keys:
         raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
     query, tags, limit, since, until = q.query, q.tags, q.limit, q.since, q.until
-    result = engine.find(q)
+    result = find(engine, q)
     mode = result.mode
     rank = next((i for i, h in enumerate(result.hits, 1) if h.id == doc_id), None)
     channels: dict[str, dict[str, Any] | None] = {}
     if mode != "bm25":
-        from keepui_engine.query_vector import query_vector
+        from keepui_engine.search.query_vector import query_vector
 
         qvec = query_vector(query, engine.vectors.embed_query)
         keys, sims, _, _ = engine.store.index.search(qvec, DEPTH, None)
@@ -100,7 +101,7 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
             "which is newer, so the near-duplicate filter folded it; --no-dedup shows it."
         )
     if removed == "limit" and result.hidden.get("threshold"):
-        everything = engine.find(replace(q, min_score=float("-inf")))
+        everything = find(engine, replace(q, min_score=float("-inf")))
         below = next((h for h in everything.hits if h.id == doc_id), None)
         if below is not None:
             removed = "threshold"
@@ -109,7 +110,7 @@ def why(engine: Engine, q: FindQuery, doc_id: str) -> WhyResult:
 
 
 def _ranked(
-    engine: Engine, keys: np.ndarray, scores: np.ndarray, doc_id: str
+    engine: Operations, keys: np.ndarray, scores: np.ndarray, doc_id: str
 ) -> dict[str, Any] | None:
     """The document's rank, score and matched address in one channel (as find lifts it)."""
     rows = queries.hydrate(engine.store.con, keys.tolist())

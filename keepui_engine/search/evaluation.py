@@ -78,7 +78,7 @@ class EvalResult:
         """
         from dataclasses import replace
 
-        from keepui_engine.significance import paired_test
+        from keepui_engine.search.significance import paired_test
 
         if reference not in self.per_query:
             raise UsageError(
@@ -105,7 +105,7 @@ def parse_modes(modes: list[str] | None, compare: str | None = None) -> tuple[li
     Raises:
         UsageError: A mode or fusion that does not exist.
     """
-    from keepui_engine.finding import FUSIONS
+    from keepui_engine.search.finding import FUSIONS
 
     chosen = list(dict.fromkeys(modes or MODES))
     reference = compare or ("hybrid" if "hybrid" in chosen else chosen[0])
@@ -425,7 +425,7 @@ def _scored(
     """The result with per-query scores, means, bootstrap intervals and paired comparisons."""
     from dataclasses import replace
 
-    from keepui_engine.significance import bootstrap_ci
+    from keepui_engine.search.significance import bootstrap_ci
 
     per_query = {mode: trec_scores(run, judged) for mode, run in head.runs.items()}
     summary, intervals = {}, {}

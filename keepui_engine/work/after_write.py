@@ -20,8 +20,8 @@ from keepui_engine.store import documents
 from keepui_engine.work import pending
 
 if TYPE_CHECKING:
-    from keepui_engine.engine import Engine
     from keepui_engine.flows.model import FlowDoc
+    from keepui_engine.ports import Operations
     from keepui_engine.store.documents import Row
 
 NAME = "after-write"
@@ -57,7 +57,7 @@ def _parse(text: str) -> FlowDoc:
     return parse(text, NAME)
 
 
-def load(engine: Engine) -> FlowDoc:
+def load(engine: Operations) -> FlowDoc:
     """The store's after-write doc, or the shipped one."""
     from keepui_engine.flows.loader import builtin_doc
 
@@ -108,7 +108,7 @@ def facts(row: Row, before: Row | None, needs_summary: bool) -> dict[str, Any]:
     }
 
 
-def run(engine: Engine, writes: list[tuple[Row, Row | None, bool]], now: datetime) -> None:
+def run(engine: Operations, writes: list[tuple[Row, Row | None, bool]], now: datetime) -> None:
     """Run the after-write doc for each (new row, previous head, needs summary) and queue what
     its actions ask for (inside the caller's transaction)."""
     if not writes:

@@ -1,0 +1,1 @@
+"""Search: find, its channels and pipeline, why and deep, history, judgments, evaluation."""
