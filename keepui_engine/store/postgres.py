@@ -22,6 +22,8 @@ from keepui_engine.store.pg_schema import redact
 from keepui_engine.store.pg_search import EF_SEARCH, PgFullText, PgVectorIndex
 from keepui_engine.store.pg_sql import PgConnection
 
+LOCK_SLOTS = 64  # advisory locks a put's ids share (PostgreSQL's lock table is 64 a session)
+
 
 def connect(url: str) -> PgConnection:
     """A connection, or a StoreError saying what to check."""
@@ -140,12 +142,14 @@ class PgStore:
 
     def lock_ids(self, ids: list[str]) -> bool:
         """Hold each document id until this transaction ends (advisory locks, taken in one
-        order, so two writers of the same ids queue instead of deadlocking). True: the
-        caller must check that what it read before the transaction is still current."""
+        order, so two writers of the same ids queue instead of deadlocking). Ids share
+        LOCK_SLOTS locks by hash, so a batch of 20,000 ids takes at most that many (the
+        server's lock table is small). True: the caller must check that what it read before
+        the transaction is still current."""
         self.con.raw(
-            "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(i, 0) AS h "
-            "FROM unnest($1::text[]) AS i ORDER BY h) AS s",
-            [sorted(set(ids))],
+            "SELECT pg_advisory_xact_lock(1264, h) FROM (SELECT DISTINCT "
+            "abs(hashtext(i) % $2) AS h FROM unnest($1::text[]) AS i ORDER BY h) AS s",
+            [sorted(set(ids)), LOCK_SLOTS],
         )
         return True
 

@@ -245,3 +245,13 @@ def test_a_task_longer_than_its_lease_keeps_its_claim(
     with open_workbench(store) as wb:
         report = wb.pending()
     assert report["running"] == [] and report["failures"] == []
+
+
+def test_a_batch_of_many_new_ids_fits_the_servers_lock_table(tmp_path: Path, pg_url: str) -> None:
+    from keepui_engine import PutSpec
+
+    store = make_pg_store(tmp_path / "store", pg_url)
+    n = 20000  # one lock per id overflowed the lock table ("out of shared memory")
+    with open_workbench(store) as wb:
+        done = wb.put_many([PutSpec(f"note number {i}", id=f"n{i}") for i in range(n)])
+        assert len(done) == n and wb.stats().items == n
