@@ -27,9 +27,9 @@ Run: .venv/bin/python benchmarks/bench_pg.py [--quick] [--items N] [--find-only]
   --items N    items in the find stores (default 100000; --quick 35000)
   --find-only  skip the put part (throughput and single-put latency)
   --pg-build   put (default) or bulk: see above
-  --pg-batch   items per put_many into the PostgreSQL find store (default 4000: since 048a9d6
-               a PostgreSQL put takes one advisory lock per id in its transaction, and 20000
-               overflow the server's lock table, "out of shared memory")
+  --pg-batch   items per put_many into the PostgreSQL find store (default 4000: between
+               048a9d6 and 9b51963 a PostgreSQL put took one advisory lock per id, and 20000
+               overflowed the server's lock table, "out of shared memory")
   --backends   duckdb,postgres (default) or postgres: without DuckDB, recall@10 is measured
                against exact search on the same PostgreSQL store (sequential scan)
 Writes benchmarks/results/bench_pg.json (bench_pg_<N/1000>k.json with a non-default --items).
@@ -228,7 +228,7 @@ def main() -> None:
         "--pg-batch",
         type=int,
         default=4000,
-        help="items per put_many on PostgreSQL (each put takes one advisory lock per id)",
+        help="items per put_many on PostgreSQL",
     )
     ap.add_argument(
         "--backends", default="duckdb,postgres", help="find stores to build (postgres always)"
