@@ -106,6 +106,10 @@ class TestDocumentScreen:
             await search(pilot.app, pilot, "dry moraine mode:bm25")
             await pilot.press("enter")
             await _ready(pilot)
+            # the scroll to the matched part is requested after the text's refresh: on a
+            # loaded machine that can land a frame later
+            await settle(pilot.app, pilot, rounds=3)
+            await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
