@@ -11,9 +11,36 @@ from keepui_engine.errors import StoreError
 if TYPE_CHECKING:
     from keepui_engine.store.pg_sql import PgConnection
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Text columns sort by code point (COLLATE "C"), as DuckDB's do: export pages by `id > $1`.
 T = 'TEXT COLLATE "C"'
+
+# bm25_docs follows bm25_tail, whoever writes the postings, and bm25_stats sums it (N and
+# the total length, for BM25's idf and mean length without scanning bm25_docs per query).
+# The sums are spread over STAT_SHARDS rows by backend, so concurrent writers do not queue
+# on one row; a reader adds them up.
+STAT_SHARDS = 16
+BM25_STATS = [
+    "CREATE TABLE IF NOT EXISTS bm25_stats (shard INTEGER PRIMARY KEY, n BIGINT NOT NULL, "
+    "dl_sum BIGINT NOT NULL)",
+    f"""CREATE OR REPLACE FUNCTION keepui_docs_add() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        WITH ins AS (INSERT INTO bm25_docs SELECT DISTINCT key, dl FROM new_rows
+                     ON CONFLICT DO NOTHING RETURNING dl)
+        INSERT INTO bm25_stats SELECT pg_backend_pid() % {STAT_SHARDS}, count(*), sum(dl)
+        FROM ins HAVING count(*) > 0 ON CONFLICT (shard) DO UPDATE
+        SET n = bm25_stats.n + excluded.n, dl_sum = bm25_stats.dl_sum + excluded.dl_sum;
+        RETURN NULL; END $$""",
+    f"""CREATE OR REPLACE FUNCTION keepui_docs_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        WITH del AS (DELETE FROM bm25_docs d USING (SELECT DISTINCT key FROM old_rows) o
+                     WHERE d.key = o.key AND NOT EXISTS
+                     (SELECT 1 FROM bm25_tail t WHERE t.key = o.key) RETURNING d.dl)
+        INSERT INTO bm25_stats SELECT pg_backend_pid() % {STAT_SHARDS}, -count(*), -sum(dl)
+        FROM del HAVING count(*) > 0 ON CONFLICT (shard) DO UPDATE
+        SET n = bm25_stats.n + excluded.n, dl_sum = bm25_stats.dl_sum + excluded.dl_sum;
+        RETURN NULL; END $$""",
+]
 
 TABLES = [
     f"""CREATE TABLE documents (
@@ -72,19 +99,21 @@ TABLES = [
     "CREATE INDEX edges_target ON edges (target)",
     # the store's keepui.toml, shared by every process and machine that opens the URL
     "CREATE TABLE settings (name TEXT PRIMARY KEY, toml TEXT NOT NULL)",
-    # bm25_docs follows bm25_tail, whoever writes the postings
-    """CREATE FUNCTION keepui_docs_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-        INSERT INTO bm25_docs SELECT DISTINCT key, dl FROM new_rows ON CONFLICT DO NOTHING;
-        RETURN NULL; END $$""",
-    """CREATE FUNCTION keepui_docs_drop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-        DELETE FROM bm25_docs d USING (SELECT DISTINCT key FROM old_rows) o WHERE d.key = o.key
-        AND NOT EXISTS (SELECT 1 FROM bm25_tail t WHERE t.key = o.key);
-        RETURN NULL; END $$""",
+    *BM25_STATS,
     "CREATE TRIGGER bm25_docs_add AFTER INSERT ON bm25_tail REFERENCING NEW TABLE AS new_rows "
     "FOR EACH STATEMENT EXECUTE FUNCTION keepui_docs_add()",
     "CREATE TRIGGER bm25_docs_drop AFTER DELETE ON bm25_tail REFERENCING OLD TABLE AS old_rows "
     "FOR EACH STATEMENT EXECUTE FUNCTION keepui_docs_drop()",
 ]
+
+# Each step brings a database from the version before it to the next one.
+MIGRATIONS = {
+    2: [  # version 1 scanned bm25_docs for N and the mean length on every query
+        *BM25_STATS,
+        "INSERT INTO bm25_stats SELECT 0, count(*), coalesce(sum(dl), 0) FROM bm25_docs "
+        "ON CONFLICT (shard) DO NOTHING",
+    ]
+}
 
 # Takes a transaction-level advisory lock so that processes opening a new database at once
 # create the schema once.
@@ -120,6 +149,9 @@ def ensure(con: PgConnection, url: str, dim: int) -> None:
     found = version(con)
     if found == SCHEMA_VERSION:
         return
+    if found is not None and found < SCHEMA_VERSION:
+        _migrate(con)
+        return
     if found is not None:
         raise StoreError(
             f"the database at {redact(url)} holds keepui schema version {found}; this keepui "
@@ -135,6 +167,22 @@ def ensure(con: PgConnection, url: str, dim: int) -> None:
                 con.raw(ddl)
             con.raw("CREATE TABLE keepui_schema (version INTEGER NOT NULL)")
             con.raw("INSERT INTO keepui_schema VALUES ($1)", [SCHEMA_VERSION])
+        con.raw("COMMIT")
+    except BaseException:
+        con.raw("ROLLBACK")
+        raise
+
+
+def _migrate(con: PgConnection) -> None:
+    """Bring an older keepui schema up to SCHEMA_VERSION, once, whoever opens it first."""
+    con.raw("BEGIN")
+    try:
+        con.raw("SELECT pg_advisory_xact_lock($1)", [LOCK_ID])
+        found = version(con) or SCHEMA_VERSION
+        for step in range(found + 1, SCHEMA_VERSION + 1):
+            for ddl in MIGRATIONS[step]:
+                con.raw(ddl)
+            con.raw("UPDATE keepui_schema SET version = $1", [step])
         con.raw("COMMIT")
     except BaseException:
         con.raw("ROLLBACK")

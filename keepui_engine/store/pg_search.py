@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 EF_SEARCH = 200
 # Filtered searches over at most this many keys are exact (index on key, then sort).
 EXACT_MAX = 20000
+# N and the mean length from the summed shards (pg_schema.BM25_STATS)
+STATS = (
+    "SELECT coalesce(sum(n), 0)::float8 AS n, "
+    "coalesce(sum(dl_sum)::float8 / nullif(sum(n), 0), 0)::float8 AS avgdl FROM bm25_stats"
+)
+COUNT_CAP = 50000  # vectors counted one by one; past this, the planner's estimate
 
 
 def _halfvecs(vecs: np.ndarray) -> list[object]:
@@ -85,8 +91,21 @@ class PgVectorIndex:
 
     @property
     def live_count(self) -> int:
-        """How many vectors the table holds."""
-        return int(self.con.raw("SELECT count(*) FROM key_vectors").fetchone()[0])
+        """How many vectors the table holds: counted up to COUNT_CAP (and past `exact_max`,
+        which decides exact against HNSW), estimated beyond by the planner's row count, as
+        counting a million rows would cost more than the search it reports on."""
+        cap = max(COUNT_CAP, self.exact_max + 1)
+        n = int(
+            self.con.raw(
+                "SELECT count(*) FROM (SELECT 1 FROM key_vectors LIMIT $1) AS s", [cap]
+            ).fetchone()[0]
+        )
+        if n < cap:
+            return n
+        est = self.con.raw(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = 'key_vectors'::regclass"
+        ).fetchone()[0]
+        return max(int(est or 0), n)
 
     def maybe_extend_hnsw(self) -> bool:
         """PostgreSQL maintains the HNSW index itself."""
@@ -185,8 +204,7 @@ class PgFullText:
             params.append(allowed.tolist())
             where = "AND p.key = ANY($5)"
         recs = self.con.raw(
-            "WITH s AS (SELECT count(*)::float8 AS n, coalesce(avg(dl), 0)::float8 AS avgdl "
-            "FROM bm25_docs), f AS (SELECT term, count(*)::float8 AS df FROM bm25_tail "
+            f"WITH s AS ({STATS}), f AS (SELECT term, count(*)::float8 AS df FROM bm25_tail "
             "WHERE term = ANY($1) GROUP BY term) "
             "SELECT p.key, sum(ln(1 + (s.n - f.df + 0.5) / (f.df + 0.5)) * p.tf "
             "/ (p.tf + $3 * (1 - $4 + $4 * p.dl / greatest(s.avgdl, 1e-9))) "
@@ -210,7 +228,7 @@ class PgFullText:
         terms = self._terms(query)
         if not terms:
             return np.empty(0, np.float64)
-        n = float(self.con.raw("SELECT count(*) FROM bm25_docs").fetchone()[0])
+        n = float(self.con.raw(STATS).fetchone()[0])
         df = dict(
             self.con.raw(
                 "SELECT term, count(*) FROM bm25_tail WHERE term = ANY($1) GROUP BY term", [terms]

@@ -53,6 +53,38 @@ def test_bm25_scores_match_the_duckdb_channel(tmp_path: Path, pg_url: str) -> No
         with open_workbench(store, own=True) as wb:
             wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS)])
             wb.put("a lazy fox again, updated", id="t5")  # a second version: two live keys
+            wb.delete("t3")  # its postings go, and N and the mean length follow
+    with psycopg.connect(pg_url, autocommit=True) as con:
+        docs = con.execute("SELECT count(*), sum(dl) FROM bm25_docs").fetchone()
+        assert con.execute("SELECT sum(n), sum(dl_sum) FROM bm25_stats").fetchone() == docs
+    for query in ("lazy fox", "quick sort", "store postings"):
+        a, b = _bm25(duck, query), _bm25(pg, query)
+        assert [d for d, _ in a] == [d for d, _ in b], query
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-5)
+
+
+V1_DOCS_ADD = """CREATE OR REPLACE FUNCTION keepui_docs_add() RETURNS trigger LANGUAGE plpgsql
+    AS $$ BEGIN INSERT INTO bm25_docs SELECT DISTINCT key, dl FROM new_rows ON CONFLICT DO NOTHING;
+    RETURN NULL; END $$"""
+
+
+def test_a_version_1_database_is_migrated_on_open(tmp_path: Path, pg_url: str) -> None:
+    duck = make_fake_store(tmp_path / "duck")
+    pg = make_pg_store(tmp_path / "pg", pg_url)
+    with open_workbench(pg, own=True) as wb:
+        wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS[:3])])
+    with psycopg.connect(pg_url, autocommit=True) as con:  # as keepui's first cut left it
+        con.execute("DROP TABLE bm25_stats")
+        con.execute(V1_DOCS_ADD)
+        con.execute("UPDATE keepui_schema SET version = 1")
+    for store in (duck, pg):
+        with open_workbench(store, own=True) as wb:
+            if store == duck:
+                wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS[:3])])
+            wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS) if i >= 3])
+    with psycopg.connect(pg_url, autocommit=True) as con:
+        assert con.execute("SELECT version FROM keepui_schema").fetchone() == (2,)
+        assert con.execute("SELECT sum(n) FROM bm25_stats").fetchone() == (len(TEXTS),)
     for query in ("lazy fox", "quick sort", "store postings"):
         a, b = _bm25(duck, query), _bm25(pg, query)
         assert [d for d, _ in a] == [d for d, _ in b], query
