@@ -113,7 +113,7 @@ def check_system_doc(doc_id: str, text: str) -> None:
 RETRIES = 20
 
 
-class _Stale(Exception):
+class Stale(Exception):
     """Another process wrote one of the documents between this put's reading and its commit."""
 
 
@@ -127,11 +127,15 @@ def put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[Pu
     for _ in range(RETRIES):
         try:
             return _put_many(engine, specs, now)
-        except _Stale:
+        except Stale:
             continue
-    raise StoreError(
-        f"could not store {len(specs)} text(s): other processes kept writing the same "
-        f"documents ({RETRIES} tries)",
+    raise conflict(f"store {len(specs)} text(s)")
+
+
+def conflict(what: str) -> StoreError:
+    """The error after RETRIES tries lost to other processes writing the same documents."""
+    return StoreError(
+        f"could not {what}: other processes kept writing the same documents ({RETRIES} tries)",
         "Write conflict",
         hint="run the command again",
     )
@@ -219,8 +223,8 @@ def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[P
         with engine.store.transaction():
             interrupts.checkpoint("commit")
             ids = [p[1] for p in prepared]
-            if engine.store.lock_ids(ids) and _moved(con, ids, old):
-                raise _Stale
+            if engine.store.lock_ids(ids) and moved(con, ids, old):
+                raise Stale
             keys, key_hashes = commit(engine, archive, list(new.values()), plans)
             graph.sync(engine.store.con, list(new), now)
             structure.save(engine.store.con, shapes)
@@ -229,8 +233,8 @@ def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[P
     return results
 
 
-def _moved(con: Any, ids: list[str], old: dict[str, Row]) -> bool:
-    """Whether any of the documents has another head now than when the put read them."""
+def moved(con: Any, ids: list[str], old: dict[str, Row]) -> bool:
+    """Whether any of the documents has another head now than when the writer read them."""
     now = con.execute(
         "SELECT id, version FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
     ).fetchall()

@@ -255,3 +255,28 @@ def test_a_batch_of_many_new_ids_fits_the_servers_lock_table(tmp_path: Path, pg_
     with open_workbench(store) as wb:
         done = wb.put_many([PutSpec(f"note number {i}", id=f"n{i}") for i in range(n)])
         assert len(done) == n and wb.stats().items == n
+
+
+TAGGER = """
+import sys
+from keepui_engine import open_workbench
+store, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open_workbench(store) as wb:
+    for i in range(n):
+        wb.tag("shared", tags=[f"{who}x{i}=yes"])
+        print(i, flush=True)
+"""
+
+
+def test_taggers_of_the_same_document_each_commit_a_version(tmp_path: Path, pg_url: str) -> None:
+    store = make_pg_store(tmp_path / "store", pg_url)
+    with open_workbench(store) as wb:
+        wb.put("the text every tagger tags", id="shared")
+    taggers = [_spawn(TAGGER, str(store), f"w{k}", "8") for k in range(4)]
+    for proc in taggers:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    with open_workbench(store) as wb:
+        doc = wb.get("shared")
+        assert [v.version for v in wb.history("shared")][0] == 33
+    assert {f"w{k}x{i}" for k in range(4) for i in range(8)} <= set(doc.tags)
