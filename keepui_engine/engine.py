@@ -86,10 +86,6 @@ class Engine:
             self._live = (self.store.writes, self.store.live_keys())
         return self._live[1]
 
-    def maintain(self) -> None:
-        """Bring the BM25 base and the HNSW graph up to date now (after a bulk import)."""
-        self._maintain()
-
     def settle(self) -> None:
         """Fold the BM25 tail into the base now, so scores depend on what is stored and not on
         when it was written: export does this first and an import last, so a round trip
@@ -101,12 +97,13 @@ class Engine:
             keys, texts = documents.texts_for_keys(self.store.con)
             self.fulltext.rebuild(keys, texts)  # type: ignore[union-attr]
 
-    def _maintain(self) -> None:
-        """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind."""
+    def maintain(self) -> None:
+        """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind (after
+        each write, and at the end of a bulk import)."""
         if not self.fulltext.rebuildable:  # PostgreSQL: both indexes are kept up to date
             return
         live = self.live_keys()
-        if self.fulltext.needs_rebuild(live):
+        if self.fulltext.needs_rebuild(live):  # type: ignore[union-attr]
             keys, texts = documents.texts_for_keys(self.store.con)
             self.fulltext.rebuild(keys, texts)  # type: ignore[union-attr]
         self.store.maybe_extend_hnsw()
@@ -132,7 +129,7 @@ class Engine:
         """Add vectors of newly committed keys (`hashes[i]` is the content of `keys[i]`)."""
         if len(keys):
             self.store.index_add(keys, np.stack([by_hash[h] for h in hashes]))
-            self._maintain()
+            self.maintain()
 
     def tag(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
         """Change a document's tags, archiving the previous version (again from the new head

@@ -137,7 +137,7 @@ class FullText:
         con: The store's DuckDB connection.
     """
 
-    rebuildable = True  # the base index falls behind and is rebuilt (see Engine._maintain)
+    rebuildable = True  # the base index falls behind and is rebuilt (see Engine.maintain)
 
     def __init__(self, root: Path, con: duckdb.DuckDBPyConnection) -> None:
         self.dir = root / "bm25"

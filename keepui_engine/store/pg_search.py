@@ -184,10 +184,6 @@ class PgFullText:
     def _terms(self, query: str) -> list[str]:
         return sorted(set(self.tokenize([query])[0]) - {""})
 
-    def needs_rebuild(self, live: np.ndarray) -> bool:
-        """Never: the SQL channel has no base to fall behind."""
-        return False
-
     def search(
         self, query: str, k: int, live: np.ndarray | None, allowed: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
