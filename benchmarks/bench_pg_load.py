@@ -33,6 +33,11 @@ and find is a request over its Unix socket, answered one at a time).
     pending.LEASE_S to --lease-s (default 10 s) before it starts; nothing else is changed.
     DuckDB takes a claim back as soon as its owner pid is dead.
 
+Each process embeds with numpy; OpenBLAS starts one thread per core in every process, and 16
+processes on 2 cores then spend most of their time in BLAS thread hand-offs: run once as is
+(what a user gets) and once with OPENBLAS_NUM_THREADS=1 in the environment (recorded in the
+output) to see the difference.
+
 Every figure is taken on a 2-core machine shared with other work: the 1-min load average at
 start and end is printed and recorded.
 
