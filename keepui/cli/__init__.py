@@ -3,12 +3,26 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
 
+def one_blas_thread() -> None:
+    """Let numpy's BLAS use one thread unless the user chose (before numpy loads).
+
+    A keepui process multiplies one query vector at a time; spread over every core, those
+    products only fight each other when several keepui processes run at once (16 processes
+    on 2 cores on PostgreSQL: 1.5 puts/s with a thread per core, 10.8 with one;
+    benchmarks/bench_pg_load.py). Batch embedding runs in torch (MKL and OpenMP threads), which
+    this leaves be.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and map failures to exit codes (never a traceback, never a silent exit)."""
+    one_blas_thread()
     args = sys.argv[1:] if argv is None else argv
     from keepui.cli.output import json_wanted
 
