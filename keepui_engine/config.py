@@ -98,6 +98,9 @@ timeout_s = 60
 max_attempts = 5
 backoff_min_s = 30
 backoff_max_s = 3600
+# PostgreSQL: a running task renews its claim every quarter of this; a claim not renewed for
+# this long (its worker died, on any machine) goes back to the queue.
+lease_s = 600
 
 [flows]
 # Ticks a flow may take before it stops with a cursor to resume (keepui flow --budget).
@@ -169,6 +172,7 @@ class Settings:
     queue_max_attempts: int = 5
     queue_backoff_min_s: float = 30.0
     queue_backoff_max_s: float = 3600.0
+    queue_lease_s: float = 600.0
     flow_budget: int = 5
     flow_params: dict[str, object] = field(default_factory=dict)
 
@@ -378,6 +382,7 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
         queue_max_attempts=int(_positive(qu, "max_attempts", int, 5, where)),
         queue_backoff_min_s=_positive(qu, "backoff_min_s", float, 30.0, where),
         queue_backoff_max_s=_positive(qu, "backoff_max_s", float, 3600.0, where),
+        queue_lease_s=_positive(qu, "lease_s", float, 600.0, where),
         flow_budget=int(_positive(fl, "budget", int, 5, where)),
         flow_params=_flow_params(fl, where),
     )

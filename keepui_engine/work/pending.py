@@ -177,6 +177,7 @@ def recover(
     *,
     alive: Callable[[str], bool] = pid_alive,
     live_owners: set[str] | None = None,
+    lease_s: float = LEASE_S,
 ) -> int:
     """Give claims whose owner is gone back to the queue; return how many.
 
@@ -184,7 +185,7 @@ def recover(
     thread that is no longer working (`live_owners` lists the claims this process still runs).
     The attempt it used stays counted, so a task that kills its worker dead-letters.
     On PostgreSQL the owner may run on another machine, so its pid says nothing: a claim is
-    stale when its lease (LEASE_S since it was claimed) has run out.
+    stale when its lease (`lease_s` since it was claimed or last renewed) has run out.
     """
     me = f"{os.getpid()}:"
     pg = dialect(con) == "postgres"
@@ -194,7 +195,7 @@ def recover(
             "SELECT id, owner, claimed_at FROM pending WHERE state = 'running'"
         ).fetchall()
         if owner is None
-        or (pg and (claimed is None or claimed <= now - timedelta(seconds=LEASE_S)))
+        or (pg and (claimed is None or claimed <= now - timedelta(seconds=lease_s)))
         or (not pg and not alive(owner))
         or (
             not pg and live_owners is not None and owner.startswith(me) and owner not in live_owners

@@ -38,7 +38,7 @@ def work_once(
     con = engine.store.con
     now = now or _now()
     with engine.store.transaction():
-        pending.recover(con, now, live_owners=live_owners)
+        pending.recover(con, now, live_owners=live_owners, lease_s=engine.settings.queue_lease_s)
         task = pending.claim(con, owner, now, tuple(HANDLERS))
     if task is None:
         return None
@@ -86,7 +86,7 @@ def _lease(engine: Operations, task_id: int, owner: str) -> Iterator[None]:
     stop = threading.Event()
 
     def beat() -> None:
-        while not stop.wait(pending.LEASE_S / 4):
+        while not stop.wait(engine.settings.queue_lease_s / 4):
             with engine.store.transaction():
                 if not pending.renew(engine.store.con, task_id, owner, _now()):
                     return

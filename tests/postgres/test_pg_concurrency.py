@@ -216,8 +216,7 @@ def test_a_task_longer_than_its_lease_keeps_its_claim(
 
     from keepui_engine.work.tasks import HANDLERS
 
-    store = make_pg_store(tmp_path / "store", pg_url)
-    monkeypatch.setattr(pending, "LEASE_S", 2.0)  # renewed every 0.5 s while the task runs
+    store = make_pg_store(tmp_path / "store", pg_url, lease_s=2)  # renewed every 0.5 s
     renewed, checked = threading.Event(), {}
     real_renew = pending.renew
 
@@ -231,7 +230,7 @@ def test_a_task_longer_than_its_lease_keeps_its_claim(
     def slow(engine: object, task: object) -> str:
         assert renewed.wait(60), "the lease was never renewed"
         other = PgConnection(pg_url)  # another machine's worker looks for dead claims now
-        checked["requeued"] = pending.recover(other, datetime.utcnow())
+        checked["requeued"] = pending.recover(other, datetime.utcnow(), lease_s=2.0)
         other.close()
         return "summarized slowly"
 
