@@ -28,9 +28,9 @@ and find is a request over its Unix socket, answered one at a time).
     pending table with the worker's pid as owner). A second worker then drains until the queue
     is empty: every task must complete exactly once (counted over both workers' result
     files) and the killed one must be re-run by the second worker.
-    PostgreSQL takes a claim back when its lease runs out (keepui_engine.work.pending.LEASE_S,
-    600 s, a module constant: there is no setting for it), so the second worker process sets
-    pending.LEASE_S to --lease-s (default 10 s) before it starts; nothing else is changed.
+    PostgreSQL takes a claim back when its lease runs out (`[queue] lease_s`, 600 s), so the
+    second worker process runs with lease_s = --lease-s (default 10 s); nothing else is
+    changed.
     DuckDB takes a claim back as soon as its owner pid is dead.
 
 Each process embeds with numpy; OpenBLAS starts one thread per core in every process, and 16
@@ -159,11 +159,15 @@ def drainer_proc(store: str, out: str, own: bool, lease_s: float | None, wait_s:
     With wait_s > 0, keep polling (1 s) while the queue still holds queued, running or failed
     work, for at most wait_s: a claim held by a dead PostgreSQL worker comes back after its
     lease."""
-    from keepui_engine.work import pending
+    from dataclasses import replace
 
-    if lease_s is not None:
-        pending.LEASE_S = lease_s  # the bench's only change: no setting exists for the lease
-    wb = _client(store, own=own)
+    from keepui_engine import Workbench
+    from keepui_engine.config import load_settings
+
+    settings = load_settings(Path(store))
+    if lease_s is not None:  # the bench's only change: this worker's [queue] lease_s
+        settings = replace(settings, queue_lease_s=lease_s)
+    wb = Workbench(settings, own=own)
     t_end = time.time() + wait_s
     with open(out, "a", buffering=1) as f:
         while True:
@@ -517,8 +521,8 @@ def main() -> None:
         "processes (no serve)"
     )
     rep.note(
-        f"PostgreSQL worker kill: the recovering worker sets pending.LEASE_S = {args.lease_s:g} "
-        "(engine default 600 s, a constant with no setting)"
+        f"PostgreSQL worker kill: the recovering worker runs with [queue] lease_s = "
+        f"{args.lease_s:g} (default 600 s)"
     )
     failed = [r for r in chk.results if not r[1]]
     for name, ok, detail in chk.results:
