@@ -134,14 +134,9 @@ class Engine:
     def tag(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
         """Change a document's tags, archiving the previous version (again from the new head
         when another process wrote the document meanwhile: PostgreSQL)."""
-        from keepui_engine.ingest.writing import RETRIES, Stale, conflict
+        from keepui_engine.ingest.writing import retried
 
-        for _ in range(RETRIES):
-            try:
-                return self._tag_once(doc_id, tags, remove)
-            except Stale:
-                continue
-        raise conflict(f"tag {doc_id}")
+        return retried(f"tag {doc_id}", lambda: self._tag_once(doc_id, tags, remove))
 
     def _tag_once(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
         changes = inputs.parse_tag_args(tags, allow_bare=False)
@@ -158,11 +153,10 @@ class Engine:
         from keepui_engine.ingest.writing import commit
 
         kept = [(p, p.text or "") for p in part_sql.of(self.store.con, doc_id, head.version)]
-        from keepui_engine.ingest.writing import LLM_PROVIDERS, Stale, moved
+        from keepui_engine.ingest.writing import LLM_PROVIDERS, hold
 
         with self.store.transaction():
-            if self.store.lock_ids([doc_id]) and moved(self.store.con, [doc_id], {doc_id: head}):
-                raise Stale
+            hold(self.store, [doc_id], {doc_id: head})
             keys, hashes = commit(self, [head], [row], {doc_id: kept})
             graph.sync(self.store.con, [doc_id], now)
             needs = (
@@ -181,23 +175,17 @@ class Engine:
     def delete(self, doc_id: str, purge: bool = False) -> DeleteResult:
         """Revert to the previous version, or delete when there is none (purge: all of it);
         from the new head when another process wrote the document meanwhile (PostgreSQL)."""
-        from keepui_engine.ingest.writing import RETRIES, Stale, conflict
+        from keepui_engine.ingest.writing import retried
 
-        for _ in range(RETRIES):
-            try:
-                return self._delete_once(doc_id, purge)
-            except Stale:
-                continue
-        raise conflict(f"delete {doc_id}")
+        return retried(f"delete {doc_id}", lambda: self._delete_once(doc_id, purge))
 
     def _delete_once(self, doc_id: str, purge: bool) -> DeleteResult:
-        from keepui_engine.ingest.writing import Stale, moved
+        from keepui_engine.ingest.writing import hold
 
         head = self._head(doc_id)
         con = self.store.con
         with self.store.transaction():
-            if self.store.lock_ids([doc_id]) and moved(con, [doc_id], {doc_id: head}):
-                raise Stale
+            hold(self.store, [doc_id], {doc_id: head})
             prev = documents.archived(con, doc_id)
             if purge or not prev:
                 con.execute("DELETE FROM documents WHERE id = $1", [doc_id])

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -111,6 +111,7 @@ def check_system_doc(doc_id: str, text: str) -> None:
 
 
 RETRIES = 20
+T = TypeVar("T")
 
 
 class Stale(Exception):
@@ -124,21 +125,34 @@ def put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[Pu
     a put whose documents changed after it read them rolls back and plans again (the
     embeddings are cached, so a retry costs little), up to RETRIES times.
     """
+    return retried(f"store {len(specs)} text(s)", lambda: _put_many(engine, specs, now))
+
+
+def retried(what: str, attempt: Callable[[], T]) -> T:
+    """`attempt()` again while another process wrote its documents first (Stale), up to
+    RETRIES times; then a StoreError naming `what` could not be done."""
     for _ in range(RETRIES):
         try:
-            return _put_many(engine, specs, now)
+            return attempt()
         except Stale:
             continue
-    raise conflict(f"store {len(specs)} text(s)")
-
-
-def conflict(what: str) -> StoreError:
-    """The error after RETRIES tries lost to other processes writing the same documents."""
-    return StoreError(
+    raise StoreError(
         f"could not {what}: other processes kept writing the same documents ({RETRIES} tries)",
         "Write conflict",
         hint="run the command again",
     )
+
+
+def hold(store: Any, ids: list[str], old: dict[str, Row]) -> None:
+    """In a write transaction: lock the documents (PostgreSQL), and raise Stale when any of
+    them has another head now than when the writer read them (`old`)."""
+    if not store.lock_ids(ids):
+        return  # DuckDB: one writer at a time, nothing can have moved
+    now = store.con.execute(
+        "SELECT id, version FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
+    ).fetchall()
+    if dict(now) != {i: r.version for i, r in old.items()}:
+        raise Stale
 
 
 def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[PutResult]:
@@ -222,23 +236,13 @@ def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[P
     with interrupts.shield():
         with engine.store.transaction():
             interrupts.checkpoint("commit")
-            ids = [p[1] for p in prepared]
-            if engine.store.lock_ids(ids) and moved(con, ids, old):
-                raise Stale
+            hold(engine.store, [p[1] for p in prepared], old)
             keys, key_hashes = commit(engine, archive, list(new.values()), plans)
             graph.sync(engine.store.con, list(new), now)
             structure.save(engine.store.con, shapes)
             after_write.run(engine, writes, now)  # what .state/after-write queues
         engine.index_new(keys, key_hashes, by_hash)
     return results
-
-
-def moved(con: Any, ids: list[str], old: dict[str, Row]) -> bool:
-    """Whether any of the documents has another head now than when the writer read them."""
-    now = con.execute(
-        "SELECT id, version FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
-    ).fetchall()
-    return dict(now) != {i: r.version for i, r in old.items()}
 
 
 LLM_PROVIDERS = ("openai-compatible", "mlx")
