@@ -45,3 +45,15 @@ def make_pg_store(path: Path, url: str, **overrides: object) -> Path:
     toml = (path / "keepui.toml").read_text()
     (path / "keepui.toml").write_text(toml.replace("[store]\n", f'[store]\nurl = "{url}"\n', 1))
     return path
+
+
+def drop_database(server_url: str, url: str) -> None:
+    """Drop the database `url` names once its test is done with it (closing any connection a
+    failed test left behind): the session's server then has less to flush when it stops (with
+    some 70 seeded databases left behind, its stop took 24 s on a 2-core machine)."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = conninfo_to_dict(url)["dbname"]
+    with psycopg.connect(server_url, autocommit=True) as con:
+        con.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

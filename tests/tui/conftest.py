@@ -1,4 +1,5 @@
-"""Pilot fixtures: a seeded fake-embedder store, a frozen clock, no cursor blink."""
+"""Pilot fixtures: a seeded fake-embedder store (DuckDB, or PostgreSQL where a module asks for
+both backends), a frozen clock, no cursor blink."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import pg_support
 import pytest
 import textual.constants
 from support import make_fake_store
@@ -38,9 +40,22 @@ def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 
 @pytest.fixture
-def tui_store(tmp_path: Path) -> Path:
-    """A fake-embedder store without recency decay (scores do not depend on the clock)."""
-    return make_fake_store(tmp_path / "store", half_life_days=0)
+def tui_backend() -> str:
+    """The backend `seeded` and `tui_store` are built on. A module runs its tests on both
+    backends by overriding this with `@pytest.fixture(params=["duckdb", "postgres"])`."""
+    return "duckdb"
+
+
+@pytest.fixture
+def tui_store(tui_backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A fake-embedder store without recency decay (scores do not depend on the clock), on
+    `tui_backend`: for PostgreSQL a fresh database, dropped after the test."""
+    if tui_backend == "duckdb":
+        yield make_fake_store(tmp_path / "store", half_life_days=0)
+        return
+    url = request.getfixturevalue("pg_url")
+    yield pg_support.make_pg_store(tmp_path / "store", url, half_life_days=0)
+    pg_support.drop_database(request.getfixturevalue("pg_server"), url)
 
 
 @pytest.fixture(scope="session")
@@ -55,12 +70,26 @@ def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def seeded(seeded_template: Path, tmp_path: Path, frozen_clock: Clock) -> Iterator[Workbench]:
-    """A Workbench owning a fresh copy of the seeded store (tests that need the socket serve)."""
-    store = tmp_path / "store"
-    shutil.copytree(seeded_template, store)
+def seeded(
+    tui_backend: str, tmp_path: Path, frozen_clock: Clock, request: pytest.FixtureRequest
+) -> Iterator[Workbench]:
+    """A Workbench owning a fresh seeded store (tests that need the socket serve).
+
+    DuckDB: a copy of the session's seeded template. PostgreSQL: `tui_store`'s fresh database,
+    seeded here under the same clock as the template (a database cannot be copied like a
+    directory); skipped without the postgres extra."""
+    if tui_backend == "duckdb":
+        store = tmp_path / "store"
+        shutil.copytree(request.getfixturevalue("seeded_template"), store)
+    else:
+        store = request.getfixturevalue("tui_store")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(engine_module, "_now", Clock())
+            with open_workbench(store, own=True) as bench:
+                seed(bench)
     frozen_clock.t = T_AFTER_SEED
     bench = open_workbench(store, own=True)
+    assert (bench.settings.url is not None) == (tui_backend == "postgres")
     yield bench
     bench.close()
 

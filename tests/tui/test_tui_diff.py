@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 from tui_helpers import screen_text, settle
 
@@ -10,6 +11,13 @@ from keepui.screens.diff import DiffScreen
 from keepui.screens.document import DocumentScreen
 from keepui.widgets.diff_view import DiffPane, DiffView, unified_lines
 from keepui_engine import DiffRow, Workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
+
 
 PAD = "x" * 150
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Static
-from tui_helpers import STORAGE_V1, STORAGE_V2, search, settle
+from tui_helpers import STORAGE_V1, STORAGE_V2, duckdb_only, search, settle
 
 from keepui.app import KeepuiApp
 from keepui.screens.diff import DiffScreen
@@ -14,6 +14,12 @@ from keepui.widgets.diff_view import DiffPane, DiffView
 from keepui.widgets.parts_tree import PartsTree
 from keepui.widgets.version_timeline import VersionTimeline
 from keepui_engine import Part, Workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
 
 
 def text_of(app: KeepuiApp) -> str:
@@ -97,6 +103,7 @@ async def test_single_version_cannot_be_diffed(app: KeepuiApp) -> None:
         assert isinstance(app.screen, DocumentScreen)
 
 
+@duckdb_only("layout: the panes scroll together")
 async def test_diff_panes_scroll_together(seeded: Workbench) -> None:
     old = "\n".join(f"line {i}" for i in range(200))
     new = "\n".join(f"line {i}" if i % 40 else f"line {i} edited" for i in range(200))
@@ -144,6 +151,7 @@ async def test_diff_highlights_changed_words(seeded: Workbench) -> None:
         assert "".join(seg.text for seg in filler).strip() == ""
 
 
+@duckdb_only("the parts are faked: the store plays no part")
 async def test_parts_tree_shows_parts_and_their_text(
     seeded: Workbench, monkeypatch: pytest.MonkeyPatch
 ) -> None:

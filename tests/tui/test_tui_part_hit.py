@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 from tui_helpers import search, settle
 
 from keepui.app import KeepuiApp
 from keepui.widgets.detail_pane import DetailPane
 from keepui_engine import open_workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
 
 
 def words(n: int, stem: str) -> str:

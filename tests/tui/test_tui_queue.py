@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Static, TextArea
-from tui_helpers import search, settle
+from tui_helpers import duckdb_only, search, settle
 
 from keepui.app import KeepuiApp
 from keepui.commands import KeepuiCommands
@@ -21,6 +21,13 @@ from keepui.screens.queue import QueueModal
 from keepui.widgets.detail_pane import DetailPane
 from keepui.widgets.queue_status import QueueStatus, queue_text, queue_totals
 from keepui_engine import Stats, Workbench, open_workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
+
 
 LONG = "The queue keeps slow work out of the way of a put. " * 12
 """Longer than summary_max_chars (500): a put of it queues a `summarize` task."""
@@ -83,6 +90,7 @@ async def test_a_long_note_from_the_tui_shows_up_pending_then_done(
         assert queue_line(app) == "queue empty"
 
 
+@duckdb_only("messages between threads, not the store")
 async def test_reports_from_another_thread_reach_the_queue_line(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -100,6 +108,7 @@ async def test_reports_from_another_thread_reach_the_queue_line(app: KeepuiApp) 
         assert queue_line(app) == "queue: 3 pending"
 
 
+@duckdb_only("layout only")
 async def test_the_queue_line_is_as_wide_as_its_text(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -174,6 +183,7 @@ async def test_purge_dead_letters_and_the_dialog_follows_the_worker(
         assert queue_line(app) == "queue empty"
 
 
+@duckdb_only("the palette only")
 async def test_show_queue_is_in_the_palette(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Tabs
-from tui_helpers import T0, burst, screen_text, search, settle, submit
+from tui_helpers import T0, burst, duckdb_only, screen_text, search, settle, submit
 
 from keepui.app import KeepuiApp
 from keepui.screens.error import ErrorModal
@@ -15,6 +16,13 @@ from keepui.widgets.judged_line import JudgedLine
 from keepui.widgets.result_tabs import ResultTabs
 from keepui.widgets.search_bar import parse_search
 from keepui_engine import Workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
+
 
 STORAGE_V1_AT = (T0.replace(minute=1, second=30)).isoformat() + "Z"
 """Between the storage note's first version (09:01) and its second (09:02), before any other."""
@@ -46,6 +54,7 @@ async def test_as_searches_the_versions_current_then(app: KeepuiApp) -> None:
         assert tab_labels(app)[-1].startswith("2 storage · as 2026-11-02T09:01")
 
 
+@duckdb_only("the search bar rejects the date before any search")
 async def test_a_bad_as_date_is_said_in_the_bars_words(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -187,6 +196,7 @@ def test_selection_text() -> None:
     assert not carries({"project": "web"}, {"project": ["web"], "kind": ["bug"]})
 
 
+@duckdb_only("the palette; the facet tests above run on both")
 async def test_the_palette_opens_the_facet_browser_from_the_search_bar(app: KeepuiApp) -> None:
     from textual.command import CommandInput
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static, Tabs
 from textual.widgets._toast import Toast
-from tui_helpers import screen_text, search, settle, submit
+from tui_helpers import duckdb_only, screen_text, search, settle, submit
 
 from keepui.app import KeepuiApp
 from keepui.screens.diff import DiffScreen
@@ -22,6 +22,13 @@ from keepui.widgets.detail_pane import DetailPane
 from keepui.widgets.result_tabs import ResultTabs
 from keepui.widgets.version_timeline import VersionTimeline
 from keepui_engine import FindQuery, Workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
+
 
 EUROPE = "file:///home/ana/projects/research/notes/geography/europe/rivers.md"
 ASIA = "file:///home/ana/projects/research/notes/geography/asia/rivers.md"
@@ -95,6 +102,7 @@ async def test_a_hit_on_an_older_version_names_the_current_one(app: KeepuiApp) -
         assert "status=decided" in text
 
 
+@duckdb_only("layout: the tab bar scrolls to the active tab")
 async def test_tab_labels_carry_filters_and_the_active_tab_stays_in_view(app: KeepuiApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
@@ -198,6 +206,7 @@ async def test_name_and_export_a_tab(app: KeepuiApp, tmp_path: Path) -> None:
         assert any("exported" in n.message for n in app._notifications)
 
 
+@duckdb_only("a file-system error, before the store")
 async def test_export_to_a_missing_folder_says_so(app: KeepuiApp, tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -210,6 +219,7 @@ async def test_export_to_a_missing_folder_says_so(app: KeepuiApp, tmp_path: Path
         assert isinstance(app.screen, ErrorModal) and app.screen.error_title == "Export failed"
 
 
+@duckdb_only("layout only")
 async def test_toasts_stay_above_the_queue_line(app: KeepuiApp) -> None:
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(app, pilot)
@@ -220,6 +230,7 @@ async def test_toasts_stay_above_the_queue_line(app: KeepuiApp) -> None:
         assert toast.region.bottom <= queue.region.y
 
 
+@duckdb_only("layout only")
 async def test_every_screen_keeps_three_rows_at_60x15(seeded: Workbench) -> None:
     app = KeepuiApp(seeded, poll_interval=None)
     async with app.run_test(size=(60, 15)) as pilot:

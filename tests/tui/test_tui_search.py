@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.text import Text
 from textual.widgets import Input, Select, Static
-from tui_helpers import screen_text, search, settle, submit
+from tui_helpers import duckdb_only, screen_text, search, settle, submit
 
 from keepui.app import KeepuiApp
 from keepui.screens.compare import CompareScreen
@@ -14,6 +15,12 @@ from keepui.widgets.history_list import HistoryList
 from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
 from keepui_engine import FindQuery, Workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
 
 
 async def test_search_opens_a_tab_and_records_history(app: KeepuiApp, seeded: Workbench) -> None:
@@ -124,6 +131,7 @@ async def test_compare_two_tabs(app: KeepuiApp) -> None:
         assert not isinstance(app.screen, CompareScreen)
 
 
+@duckdb_only("the TUI alone: with one tab, c does nothing")
 async def test_compare_needs_two_tabs(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -132,6 +140,7 @@ async def test_compare_needs_two_tabs(app: KeepuiApp) -> None:
         assert not isinstance(app.screen, CompareScreen)
 
 
+@duckdb_only("the search bar rejects n:lots before any search")
 async def test_bad_inline_filter_shows_the_error_dialog(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

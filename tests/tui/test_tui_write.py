@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
-from tui_helpers import search, settle
+from tui_helpers import duckdb_only, search, settle
 
 from keepui.app import KeepuiApp
 from keepui.screens.confirm import ConfirmModal
@@ -22,6 +22,12 @@ from keepui.screens.main import MainScreen
 from keepui.widgets.result_tabs import ResultTabs
 from keepui.widgets.status_bar import StatusBar
 from keepui_engine import NotFound, Workbench
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def tui_backend(request: pytest.FixtureRequest) -> str:
+    """Each test here that opens a store runs on DuckDB and on PostgreSQL."""
+    return str(request.param)
 
 
 async def test_add_a_note(app: KeepuiApp, seeded: Workbench) -> None:
@@ -41,6 +47,7 @@ async def test_add_a_note(app: KeepuiApp, seeded: Workbench) -> None:
     assert item.tags["topic"] == "cache" and item.tags["status"] == "new"
 
 
+@duckdb_only("the form refuses it before any write")
 async def test_empty_note_is_refused(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -125,6 +132,7 @@ async def test_add_a_folder_reports_its_counts(
         assert seeded.get((folder / name).resolve().as_uri()).tags["batch"] == "one"
 
 
+@duckdb_only("a file-system error, before the store")
 async def test_adding_a_missing_file_shows_an_error(app: KeepuiApp, tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -202,6 +210,7 @@ async def test_copy_id_and_json(app: KeepuiApp) -> None:
         assert json.loads(app.clipboard)["text"].startswith("Rivers of Europe")
 
 
+@duckdb_only("the TUI alone: no hit, nothing to copy")
 async def test_copy_without_a_hit_warns(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -234,6 +243,7 @@ async def test_e_opens_the_editor_and_saves_a_version(
     assert item.version == 2 and (item.text or "").endswith("Edited in the editor.")
 
 
+@duckdb_only("the editor fails before any write")
 async def test_missing_editor_is_an_error_dialog(
     app: KeepuiApp, seeded: Workbench, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,6 +6,7 @@ import io
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from rich.console import Console
 
 if TYPE_CHECKING:
@@ -53,6 +54,14 @@ def seed(wb: Workbench) -> None:
     """Put the seed documents (storage gets two versions)."""
     for doc_id, text, tags in SEED:
         wb.put(text, id=doc_id, tags=tags)
+
+
+def duckdb_only(reason: str) -> pytest.MarkDecorator:
+    """Keep one test of a both-backends module (see conftest's `tui_backend`) on DuckDB only,
+    saying why: a test of the TUI alone (a parse error, layout, a dialog) would learn nothing
+    more on PostgreSQL, and each PostgreSQL run costs a freshly seeded database."""
+    assert reason
+    return pytest.mark.parametrize("tui_backend", ["duckdb"])
 
 
 async def settle(app: App[Any], pilot: Pilot[Any], rounds: int = 2) -> None:
