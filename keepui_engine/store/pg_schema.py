@@ -65,10 +65,10 @@ BM25_TERMS = [
             max(tf), min(dl) FROM old_rows GROUP BY term ORDER BY term
         ON CONFLICT (term, shard) DO UPDATE SET df = bm25_terms.df + excluded.df;
         RETURN NULL; END $$""",
-    "CREATE OR REPLACE TRIGGER bm25_terms_add AFTER INSERT ON bm25_tail REFERENCING NEW TABLE AS new_rows "
-    "FOR EACH STATEMENT EXECUTE FUNCTION keepui_terms_add()",
-    "CREATE OR REPLACE TRIGGER bm25_terms_drop AFTER DELETE ON bm25_tail REFERENCING OLD TABLE AS old_rows "
-    "FOR EACH STATEMENT EXECUTE FUNCTION keepui_terms_drop()",
+    "CREATE OR REPLACE TRIGGER bm25_terms_add AFTER INSERT ON bm25_tail "
+    "REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION keepui_terms_add()",
+    "CREATE OR REPLACE TRIGGER bm25_terms_drop AFTER DELETE ON bm25_tail "
+    "REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION keepui_terms_drop()",
 ]
 
 TABLES = [

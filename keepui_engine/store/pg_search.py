@@ -52,6 +52,7 @@ class PgVectorIndex:
             "k.content_hash AND e.model = k.model WHERE k.model = $1 AND NOT EXISTS "
             "(SELECT 1 FROM key_vectors v WHERE v.key = k.key)",
             [model],
+            binary=True,
         ).fetchall()
         recs = [(k, v) for k, v in recs if len(v) == 4 * self.dim]
         if recs:
@@ -161,7 +162,7 @@ class PgVectorIndex:
             return out
         got = dict(
             self.con.raw(
-                "SELECT key, vec FROM key_vectors WHERE key = ANY($1)", [keys.tolist()]
+                "SELECT key, vec FROM key_vectors WHERE key = ANY($1)", [keys.tolist()], binary=True
             ).fetchall()
         )
         for i, k in enumerate(keys.tolist()):
