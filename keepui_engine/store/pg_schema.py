@@ -11,7 +11,7 @@ from keepui_engine.errors import StoreError
 if TYPE_CHECKING:
     from keepui_engine.store.pg_sql import PgConnection
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Text columns sort by code point (COLLATE "C"), as DuckDB's do: export pages by `id > $1`.
 T = 'TEXT COLLATE "C"'
 
@@ -40,6 +40,35 @@ BM25_STATS = [
         FROM del HAVING count(*) > 0 ON CONFLICT (shard) DO UPDATE
         SET n = bm25_stats.n + excluded.n, dl_sum = bm25_stats.dl_sum + excluded.dl_sum;
         RETURN NULL; END $$""",
+]
+
+# bm25_terms keeps, per term, its document frequency and the largest tf and smallest length
+# of any posting it ever had: idf without counting postings, and an upper bound of the term's
+# contribution (PgFullText prunes with it). Sharded by backend like bm25_stats; rows are
+# written in term order, so two writers on one shard cannot deadlock. A delete lowers df
+# only: the bounds stay bounds.
+BM25_TERMS = [
+    f"CREATE TABLE IF NOT EXISTS bm25_terms (term {T} NOT NULL, shard INTEGER NOT NULL, "
+    "df BIGINT NOT NULL, max_tf INTEGER NOT NULL, min_dl INTEGER NOT NULL, "
+    "PRIMARY KEY (term, shard))",
+    f"""CREATE OR REPLACE FUNCTION keepui_terms_add() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO bm25_terms SELECT term, pg_backend_pid() % {STAT_SHARDS}, count(*),
+            max(tf), min(dl) FROM new_rows GROUP BY term ORDER BY term
+        ON CONFLICT (term, shard) DO UPDATE SET df = bm25_terms.df + excluded.df,
+            max_tf = greatest(bm25_terms.max_tf, excluded.max_tf),
+            min_dl = least(bm25_terms.min_dl, excluded.min_dl);
+        RETURN NULL; END $$""",
+    f"""CREATE OR REPLACE FUNCTION keepui_terms_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO bm25_terms SELECT term, pg_backend_pid() % {STAT_SHARDS}, -count(*),
+            max(tf), min(dl) FROM old_rows GROUP BY term ORDER BY term
+        ON CONFLICT (term, shard) DO UPDATE SET df = bm25_terms.df + excluded.df;
+        RETURN NULL; END $$""",
+    "CREATE OR REPLACE TRIGGER bm25_terms_add AFTER INSERT ON bm25_tail "
+    "REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION keepui_terms_add()",
+    "CREATE OR REPLACE TRIGGER bm25_terms_drop AFTER DELETE ON bm25_tail "
+    "REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION keepui_terms_drop()",
 ]
 
 TABLES = [
@@ -104,6 +133,7 @@ TABLES = [
     "FOR EACH STATEMENT EXECUTE FUNCTION keepui_docs_add()",
     "CREATE TRIGGER bm25_docs_drop AFTER DELETE ON bm25_tail REFERENCING OLD TABLE AS old_rows "
     "FOR EACH STATEMENT EXECUTE FUNCTION keepui_docs_drop()",
+    *BM25_TERMS,
 ]
 
 # Each step brings a database from the version before it to the next one.
@@ -112,7 +142,12 @@ MIGRATIONS = {
         *BM25_STATS,
         "INSERT INTO bm25_stats SELECT 0, count(*), coalesce(sum(dl), 0) FROM bm25_docs "
         "ON CONFLICT (shard) DO NOTHING",
-    ]
+    ],
+    3: [  # version 2 counted each query term's postings for its df
+        *BM25_TERMS,
+        "INSERT INTO bm25_terms SELECT term, 0, count(*), max(tf), min(dl) FROM bm25_tail "
+        "GROUP BY term",
+    ],
 }
 
 # Takes a transaction-level advisory lock so that processes opening a new database at once

@@ -134,9 +134,10 @@ class PgConnection:
             return Result([], [])
         return Result(cur.fetchall(), [d.name for d in cur.description])
 
-    def raw(self, sql: str, params: list[Any] | None = None) -> Any:
-        """Run PostgreSQL as it is (no translation); the psycopg cursor."""
-        return self._con.execute(sql, params or None)
+    def raw(self, sql: str, params: list[Any] | None = None, binary: bool = False) -> Any:
+        """Run PostgreSQL as it is (no translation); the psycopg cursor. `binary` reads the
+        rows in binary format (vectors: ten times faster than parsing their text)."""
+        return self._con.execute(sql, params or None, binary=binary)
 
     def close(self) -> None:
         """Close the connection."""

@@ -15,6 +15,7 @@ from pg_support import database_url, fresh_database, make_pg_store
 from support import make_fake_store, run_cli
 
 from keepui_engine import FindQuery, PutSpec, open_workbench
+from keepui_engine.store.pg_schema import SCHEMA_VERSION
 from keepui_engine.store.pg_sql import translate
 
 TEXTS = [
@@ -75,6 +76,9 @@ def test_a_version_1_database_is_migrated_on_open(tmp_path: Path, pg_url: str) -
         wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS[:3])])
     with psycopg.connect(pg_url, autocommit=True) as con:  # as keepui's first cut left it
         con.execute("DROP TABLE bm25_stats")
+        con.execute("DROP TABLE bm25_terms")
+        con.execute("DROP TRIGGER bm25_terms_add ON bm25_tail")
+        con.execute("DROP TRIGGER bm25_terms_drop ON bm25_tail")
         con.execute(V1_DOCS_ADD)
         con.execute("UPDATE keepui_schema SET version = 1")
     for store in (duck, pg):
@@ -83,8 +87,12 @@ def test_a_version_1_database_is_migrated_on_open(tmp_path: Path, pg_url: str) -
                 wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS[:3])])
             wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS) if i >= 3])
     with psycopg.connect(pg_url, autocommit=True) as con:
-        assert con.execute("SELECT version FROM keepui_schema").fetchone() == (2,)
+        assert con.execute("SELECT version FROM keepui_schema").fetchone() == (SCHEMA_VERSION,)
         assert con.execute("SELECT sum(n) FROM bm25_stats").fetchone() == (len(TEXTS),)
+        # version 3: each term's df, from the postings the migration found and those after it
+        terms = "SELECT term, sum(df) FROM bm25_terms GROUP BY term HAVING sum(df) > 0"
+        counted = "SELECT term, count(*) FROM bm25_tail GROUP BY term"
+        assert sorted(con.execute(terms).fetchall()) == sorted(con.execute(counted).fetchall())
     for query in ("lazy fox", "quick sort", "store postings"):
         a, b = _bm25(duck, query), _bm25(pg, query)
         assert [d for d, _ in a] == [d for d, _ in b], query
