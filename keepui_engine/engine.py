@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from keepui_engine.search.judgments import Judgment
     from keepui_engine.search.why import WhyResult
     from keepui_engine.store.fulltext import FullText
-    from keepui_engine.store.pg_search import PgFullText
+    from keepui_engine.store.pg_bm25 import PgFullText
     from keepui_engine.store.protocol import Backend
     from keepui_engine.types import SearchRecord, VersionDiff
 

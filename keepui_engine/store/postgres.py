@@ -17,9 +17,10 @@ import numpy as np
 from keepui_engine.errors import StoreError
 from keepui_engine.pg_url import is_url
 from keepui_engine.store import pg_schema
+from keepui_engine.store.pg_bm25 import PgFullText
 from keepui_engine.store.pg_notify import NOTIFY
 from keepui_engine.store.pg_schema import redact
-from keepui_engine.store.pg_search import EF_SEARCH, PgFullText, PgVectorIndex
+from keepui_engine.store.pg_search import EF_SEARCH, PgVectorIndex
 from keepui_engine.store.pg_sql import PgConnection
 
 LOCK_SLOTS = 64  # advisory locks a put's ids share (PostgreSQL's lock table is 64 a session)

@@ -10,7 +10,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from keepui_engine.store.fulltext import FullText
-    from keepui_engine.store.pg_search import PgFullText, PgVectorIndex
+    from keepui_engine.store.pg_bm25 import PgFullText
+    from keepui_engine.store.pg_search import PgVectorIndex
     from keepui_engine.store.vectors import VectorIndex
 
 

@@ -12,7 +12,7 @@ import pytest
 from pg_support import make_pg_store
 
 from keepui_engine import PutSpec, open_workbench
-from keepui_engine.store.pg_search import PgFullText
+from keepui_engine.store.pg_bm25 import PgFullText
 from keepui_engine.store.pg_sql import PgConnection
 
 WORDS = [f"w{i:03d}" for i in range(300)]
