@@ -32,8 +32,9 @@ Run: .venv/bin/python benchmarks/bench_pg.py [--quick] [--items N] [--find-only]
                overflowed the server's lock table, "out of shared memory")
   --backends   duckdb,postgres (default) or postgres: without DuckDB, recall@10 is measured
                against exact search on the same PostgreSQL store (sequential scan)
-  --warm-up N  untimed hybrid finds on each find store before timing (default 50): the caches
-               of a server that has been running, not of one just started
+  --warm-up N  untimed finds on each find store before timing (default 300, dense and hybrid
+               by turns): the caches of a server that has been running, not of one just
+               started (PostgreSQL reads a cold HNSW index's pages one query at a time)
   --workdir D  keep the server and the stores in D instead of a temp dir; a later run with the
                same D and --items reuses the find stores it finds built there (their build
                figures are then not reported): for measuring find again after an engine change
@@ -186,7 +187,7 @@ def find_part(
     real: Any,
     pg_build: str = "put",
     pg_batch: int = 20000,
-    warm_up: int = 50,
+    warm_up: int = 300,
 ) -> None:
     from keepui_engine import PutSpec, Workbench
     from keepui_engine.config import load_settings
@@ -249,9 +250,9 @@ def find_part(
         rep.note(f"{skipped} candidate queries skipped: a reused store had their vectors cached")
     queries, warm = queries[: 3 * nq], queries[3 * nq :]  # distinct, and new to every store
     for wb in wbs.values():  # a server that has run a while: its caches hold the index
-        for q in warm:
-            wb.find(q, mode="hybrid", limit=10)
-    rep.note(f"{warm_up} untimed hybrid finds on each store before timing (warm caches)")
+        for i, q in enumerate(warm):
+            wb.find(q, mode=("dense", "hybrid")[i % 2], limit=10)
+    rep.note(f"{warm_up} untimed finds (dense and hybrid by turns) on each store before timing")
     pg_index = wbs["postgres"]._engine.store.index  # noqa: SLF001
     lat = []
     for _ in range(20):
@@ -307,7 +308,7 @@ def main() -> None:
         default="128MB",
         help="the server's shared_buffers (128MB: the default; pgvector advises the index fit)",
     )
-    ap.add_argument("--warm-up", type=int, default=50, help="untimed finds before timing")
+    ap.add_argument("--warm-up", type=int, default=300, help="untimed finds before timing")
     ap.add_argument("--workdir", type=Path, default=None, help="keep server and stores here")
     args = ap.parse_args()
     n_put, n_real, n_big, nq = (500, 1000, 35000, 30) if args.quick else (2000, 5000, 100000, 100)

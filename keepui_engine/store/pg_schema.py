@@ -44,9 +44,10 @@ BM25_STATS = [
 
 # bm25_terms keeps, per term, its document frequency and the largest tf and smallest length
 # of any posting it ever had: idf without counting postings, and an upper bound of the term's
-# contribution (PgFullText prunes with it). Sharded by backend like bm25_stats; rows are
-# written in term order, so two writers on one shard cannot deadlock. A delete lowers df
-# only: the bounds stay bounds.
+# contribution (PgFullText prunes with it). Sharded by backend like bm25_stats, so writers
+# on two shards share no row, and two on one shard queue on that shard's bm25_stats row first
+# (triggers fire in name order: bm25_docs_* before bm25_terms_*), so they cannot deadlock.
+# A delete lowers df only: the bounds stay bounds.
 BM25_TERMS = [
     f"CREATE TABLE IF NOT EXISTS bm25_terms (term {T} NOT NULL, shard INTEGER NOT NULL, "
     "df BIGINT NOT NULL, max_tf INTEGER NOT NULL, min_dl INTEGER NOT NULL, "
