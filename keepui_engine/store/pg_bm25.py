@@ -232,9 +232,10 @@ class PgFullText:
 
     def idf(self, query: str) -> np.ndarray:
         """The idf of each distinct query term (see FullText.idf); the last search's, when it
-        was for the same query."""
-        if self._last is not None and self._last[0] == query:
-            return self._last[1]
+        was for the same query and this is the first call since (a find asks right after)."""
+        last, self._last = self._last, None  # once: a later call reads the counts again
+        if last is not None and last[0] == query:
+            return last[1]
         terms = self._terms(query)
         if not terms:
             return np.empty(0, np.float64)
