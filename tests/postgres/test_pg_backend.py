@@ -193,9 +193,18 @@ def test_search_history_on_postgres(tmp_path: Path, pg_url: str) -> None:
         assert again.ids == ["b2"]
 
 
+def test_serve_pg_refuses_a_shared_buffers_that_is_not_a_size(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "keepui", "serve-pg", str(tmp_path / "pgdata")]
+    done = subprocess.run([*cmd, "--shared-buffers", "lots"], capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert "--shared-buffers 'lots'" in done.stderr and "512MB" in done.stderr
+    assert done.stdout == "" and not (tmp_path / "pgdata").exists()
+
+
 def test_serve_pg_prints_a_url_that_works(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "keepui", "serve-pg", str(tmp_path / "pgdata")],
+        [sys.executable, "-m", "keepui", "serve-pg", str(tmp_path / "pgdata")]
+        + ["--shared-buffers", "64MB"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -208,6 +217,7 @@ def test_serve_pg_prints_a_url_that_works(tmp_path: Path) -> None:
             assert con.execute(
                 "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
             ).fetchone()
+            assert con.execute("SHOW shared_buffers").fetchone() == ("64MB",)
     finally:
         proc.send_signal(2)  # Ctrl-C
         assert proc.wait(timeout=60) == 0
