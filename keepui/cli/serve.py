@@ -48,6 +48,7 @@ def serve_pg(
         str | None,
         typer.Option(
             "--shared-buffers",
+            metavar="SIZE",
             help="PostgreSQL's shared_buffers, e.g. 2GB: room for the HNSW index (about 1.1 GB "
             "per million vectors). Kept in DIRECTORY for later starts.",
         ),
