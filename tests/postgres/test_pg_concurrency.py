@@ -92,6 +92,21 @@ def test_writers_at_once_lose_no_acknowledged_write(tmp_path: Path, pg_url: str)
         assert hits[0].id == acked[-1]
         dense = wb.find(f"note {acked[0]} written by", mode="dense", limit=1).hits
         assert dense[0].id == acked[0]
+    _postings_agree(pg_url)
+
+
+def _postings_agree(pg_url: str) -> None:
+    """The trigger-kept sums match the postings they sum, after writers raced: N and the
+    total length (bm25_stats), and each term's df (bm25_terms)."""
+    con = PgConnection(pg_url)
+    try:
+        docs = con.raw("SELECT count(*), sum(dl) FROM bm25_docs").fetchone()
+        assert con.raw("SELECT sum(n), sum(dl_sum) FROM bm25_stats").fetchone() == docs
+        kept = "SELECT term, sum(df) FROM bm25_terms GROUP BY term HAVING sum(df) > 0"
+        counted = "SELECT term, count(*) FROM bm25_tail GROUP BY term"
+        assert sorted(con.raw(kept).fetchall()) == sorted(con.raw(counted).fetchall())
+    finally:
+        con.close()
 
 
 def _queue(pg_url: str, n: int) -> list[int]:
@@ -207,6 +222,7 @@ def test_writers_of_the_same_id_each_commit_a_version(tmp_path: Path, pg_url: st
     assert texts == {"the first text"} | {
         f"shared note, text {i} from w{k}" for i in range(10) for k in range(4)
     }
+    _postings_agree(pg_url)
 
 
 def test_a_task_longer_than_its_lease_keeps_its_claim(
