@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from keepui_engine.store.fulltext import K1, B, Tokenizer
+from keepui_engine.store.pg_search import EXACT_MAX, POST_FILTER_MAX, member
 
 if TYPE_CHECKING:
     from keepui_engine.store.pg_sql import PgConnection
@@ -47,6 +48,7 @@ class PgFullText:
     def __init__(self, con: PgConnection, prune_above: int = 20000) -> None:
         self.con = con
         self.prune_above = prune_above
+        self.post_filter_above = EXACT_MAX  # allowed keys past this are not sent (search)
         self.tokenize = Tokenizer()
         self._last: tuple[str, np.ndarray] | None = None  # the last search's query and idf
         self.scored_terms = 0  # the terms whose every posting the last search scored
@@ -86,9 +88,12 @@ class PgFullText:
             return np.empty(0, np.int64), np.empty(0, np.float32)
         avgdl = max(avgdl, 1e-9)
         self.scored_terms = len(present)
-        if allowed is None and sum(f[0] for _, f in present.values()) > self.prune_above:
-            got = self._pruned(present, avgdl, k)
-        else:
+        got = None
+        if allowed is not None and len(allowed) > self.post_filter_above:
+            got = self._post_filtered(present, n, avgdl, k, allowed)
+        if got is None:
+            got = self._best(present, avgdl, k) if allowed is None else None
+        if got is None:
             got = self._scored(present, avgdl, k, allowed)
         got.sort(key=lambda r: (-r[1], -r[0]))
         got = got[:k]
@@ -96,6 +101,35 @@ class PgFullText:
             np.asarray([r[0] for r in got], np.int64),
             np.asarray([r[1] for r in got], np.float32),
         )
+
+    def _best(
+        self, present: dict[str, tuple[float, tuple[int, int, int]]], avgdl: float, k: int
+    ) -> list[tuple[int, float]]:
+        """The best k of all documents: pruned when the terms have many postings."""
+        if sum(f[0] for _, f in present.values()) > self.prune_above:
+            return self._pruned(present, avgdl, k)
+        return self._scored(present, avgdl, k)
+
+    def _post_filtered(
+        self,
+        present: dict[str, tuple[float, tuple[int, int, int]]],
+        n: float,
+        avgdl: float,
+        k: int,
+        allowed: np.ndarray,
+    ) -> list[tuple[int, float]] | None:
+        """Many allowed keys: the best of all documents, the allowed kept, fetching more
+        until k are; exact, since every allowed document past the fetched ones ranks after
+        them. None past POST_FILTER_MAX (then the key list is sent)."""
+        fetch = max(k, int(2 * k / max(len(allowed) / max(n, 1.0), 1e-9)))
+        while fetch <= POST_FILTER_MAX:
+            top = self._best(present, avgdl, fetch)
+            inside = member(allowed, np.asarray([key for key, _ in top], np.int64))
+            kept = [r for r, ok in zip(top, inside.tolist(), strict=True) if ok]
+            if len(kept) >= k or len(top) < fetch:
+                return kept
+            fetch *= 4
+        return None
 
     def _scored(
         self,

@@ -51,7 +51,8 @@ def start_local_postgres(
 
         with psycopg.connect(url, autocommit=True) as con:  # ready for keepui at once
             con.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            now = con.execute("SHOW shared_buffers").fetchone()[0]
+            row = con.execute("SHOW shared_buffers").fetchone()
+            now = row[0] if row else None
             restart = shared_buffers is not None and now != shared_buffers
             if restart:
                 con.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}'")

@@ -3,7 +3,7 @@ in keepui_engine.store.pg_bm25."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,7 +13,15 @@ if TYPE_CHECKING:
 EF_SEARCH = 200
 # Filtered searches over at most this many keys are exact (index on key, then sort).
 EXACT_MAX = 20000
+# Past this many candidates, a search with many allowed keys sends the key list after all
+POST_FILTER_MAX = 10000
 COUNT_CAP = 50000  # vectors counted one by one; past this, the planner's estimate
+
+
+def member(allowed: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Which of `keys` are in `allowed` (sorted), as a boolean mask."""
+    at = np.searchsorted(allowed, keys)
+    return (at < len(allowed)) & (allowed[np.minimum(at, len(allowed) - 1)] == keys)
 
 
 def _halfvecs(vecs: np.ndarray) -> list[object]:
@@ -35,6 +43,7 @@ class PgVectorIndex:
         self.con = con
         self.dim = dim
         self.exact_max = exact_max
+        self.post_filter_above = EXACT_MAX  # allowed keys past this are not sent (see search)
 
     def repair(self, model: str) -> int:
         """Add the vectors of committed keys that have none (a writer died between its commit
@@ -123,6 +132,12 @@ class PgVectorIndex:
                 [q, k],
             ).fetchall()
             method, considered = "exact", total
+        elif (
+            allowed is not None
+            and len(allowed) > self.post_filter_above
+            and ((kept := self._post_filtered(q, k, allowed)) is not None)
+        ):
+            recs, method, considered = kept, "hnsw", len(allowed)
         elif allowed is not None and len(allowed) <= EXACT_MAX:
             recs = self.con.raw(
                 "SELECT key, vec <=> $1 FROM key_vectors WHERE key = ANY($2) "
@@ -145,6 +160,29 @@ class PgVectorIndex:
         keys = np.asarray([r[0] for r in recs], np.int64)
         sims = np.asarray([1.0 - float(r[1]) for r in recs], np.float32)
         return keys, sims, method, considered
+
+    def _post_filtered(self, q: object, k: int, allowed: np.ndarray) -> list[Any] | None:
+        """Many allowed keys: the nearest of all, the allowed kept, fetching more until k are
+        (a list of hundreds of thousands of keys costs seconds to send); None past
+        POST_FILTER_MAX candidates (then the key list is sent)."""
+        total = self.live_count
+        fetch = max(k, int(2 * k * total / max(len(allowed), 1)))
+        while fetch <= POST_FILTER_MAX:
+            recs = self.con.raw(
+                "SELECT key, vec <=> $1 AS d FROM key_vectors ORDER BY vec <=> $1 LIMIT $2",
+                [q, fetch],
+            ).fetchall()
+            inside = member(allowed, np.asarray([r[0] for r in recs], np.int64))
+            kept = sorted(
+                (r for r, ok in zip(recs, inside.tolist(), strict=True) if ok),
+                key=lambda r: (r[1], -r[0]),
+            )
+            if len(kept) >= k or fetch >= total:
+                return kept[:k]
+            if len(recs) < fetch:  # the scan stopped short (hnsw.max_scan_tuples)
+                return None
+            fetch *= 4
+        return None
 
     def vectors_for(self, keys: np.ndarray) -> np.ndarray:
         """Vectors of the given keys (rows of zeros for unknown keys)."""
