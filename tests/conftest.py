@@ -48,11 +48,14 @@ def pg_server() -> Iterator[str]:
 
 
 @pytest.fixture
-def pg_url(pg_server: str) -> str:
-    """A fresh, empty database with pgvector on the session's server."""
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A fresh, empty database with pgvector on the session's server, dropped after the test
+    (so that the server has few databases to flush when it stops)."""
     import pg_support
 
-    return pg_support.fresh_database(pg_server)
+    url = pg_support.fresh_database(pg_server)
+    yield url
+    pg_support.drop_database(pg_server, url)
 
 
 @pytest.fixture(params=["duckdb", "postgres"])
@@ -71,6 +74,24 @@ def backend_dir(backend: str, tmp_path: Path, request: pytest.FixtureRequest) ->
 
     url = request.getfixturevalue("pg_url")
     return pg_support.make_pg_store(tmp_path / "store", url)
+
+
+@pytest.fixture(scope="module", params=["duckdb", "postgres"])
+def module_backend_dir(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """A fresh fake-embedder store directory a module's tests share, on DuckDB and on
+    PostgreSQL (a fresh database on the session's server, dropped after the module)."""
+    path = tmp_path_factory.mktemp("shared") / "store"
+    if request.param == "duckdb":
+        yield make_fake_store(path)
+        return
+    import pg_support
+
+    server = request.getfixturevalue("pg_server")
+    url = pg_support.fresh_database(server)
+    yield pg_support.make_pg_store(path, url)
+    pg_support.drop_database(server, url)
 
 
 @pytest.fixture

@@ -13,6 +13,12 @@ from keepui_engine import UsageError, open_workbench
 from keepui_engine.diff import diff_texts
 
 
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir run on DuckDB and on PostgreSQL."""
+    return backend_dir
+
+
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     with pytest.raises(SystemExit) as exit_info:
         main(list(args))

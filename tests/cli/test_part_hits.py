@@ -7,9 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import run_cli as run
 
 from keepui_engine.providers.fake import FakeEmbedder
+
+
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir run on DuckDB and on PostgreSQL."""
+    return backend_dir
 
 
 def words(n: int, stem: str) -> str:

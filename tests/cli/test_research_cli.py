@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from support import make_fake_store, run_cli
+from support import run_cli
 
 
 def js(result: object) -> dict:
@@ -17,8 +17,9 @@ def js(result: object) -> dict:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = make_fake_store(tmp_path_factory.mktemp("research") / "store")
+def store(module_backend_dir: Path) -> Path:
+    """The seeded store most tests here share, on DuckDB and on PostgreSQL."""
+    path = module_backend_dir
     notes = [
         ("keys", "Key rotation happens monthly for internal services", ["topic=auth", "team=ops"]),
         ("tokens", "Gateway tokens expire after an hour", ["topic=auth", "team=web"]),
@@ -47,8 +48,8 @@ def test_facets_count_values_of_current_documents(store: Path) -> None:
     assert "topic:" in text and "2  auth" in text
 
 
-def test_as_of_searches_the_versions_current_then(tmp_path: Path) -> None:
-    store = make_fake_store(tmp_path / "s")
+def test_as_of_searches_the_versions_current_then(backend_dir: Path) -> None:
+    store = backend_dir
     assert run_cli(store, "put", "Key rotation happens monthly", "-i", "keys").returncode == 0
     # local time, as a user types it; the next put is a new process, so strictly later
     then = datetime.now().isoformat(timespec="microseconds")

@@ -10,7 +10,15 @@ from support import run_cli as run
 
 
 @pytest.fixture
-def filled(store_dir: Path) -> Path:
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir run on DuckDB and on PostgreSQL."""
+    return backend_dir
+
+
+@pytest.fixture(scope="module")
+def filled(module_backend_dir: Path) -> Path:
+    """Four notes the tests here only search, on DuckDB and on PostgreSQL."""
+    store_dir = module_backend_dir
     notes = {
         "a": "lazy fox sleeps",
         "b": "lazy dog sleeps",

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from langchain_core.documents import Document
 
 from keepui.langchain import KeepuiRetriever
 from keepui_engine import PutSpec, Workbench
+
+
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir (through wb) run on DuckDB and on PostgreSQL."""
+    return backend_dir
 
 
 def words(n: int, stem: str) -> str:

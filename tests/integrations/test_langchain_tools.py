@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from keepui.langchain import keepui_tools
 from keepui_engine import Workbench
+
+
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir (through wb) run on DuckDB and on PostgreSQL."""
+    return backend_dir
 
 
 def test_the_toolkit(wb: Workbench) -> None:

@@ -11,10 +11,17 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
-from support import run_cli
+from support import make_fake_store, run_cli
 
 from keepui.langchain import KeepuiStore
 from keepui_engine import NotFound, Workbench, open_workbench
+
+
+@pytest.fixture
+def store_dir(backend_dir: Path) -> Path:
+    """The tests here that use store_dir (through wb) run on DuckDB and on PostgreSQL."""
+    return backend_dir
+
 
 NS = ("alice", "travel")
 
@@ -205,7 +212,9 @@ async def test_async_methods(store: KeepuiStore) -> None:
     assert await store.aget(NS, "a") is None and await store.aget(("bob",), "b") is None
 
 
-def test_items_are_visible_to_the_cli_through_a_serving_store(store_dir: Path) -> None:
+def test_items_are_visible_to_the_cli_through_a_serving_store(tmp_path: Path) -> None:
+    # DuckDB only: a PostgreSQL store has no serving socket (every process connects directly)
+    store_dir = make_fake_store(tmp_path / "store")
     with KeepuiStore.from_store(store_dir, namespace_keys=("user",)) as owner:
         assert owner.workbench.owns_store  # and serves: the CLI below goes through it
         owner.put(("alice",), "m1", {"text": "Alice likes pizza margherita"})
