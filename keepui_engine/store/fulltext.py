@@ -121,12 +121,21 @@ def drop_tail(con: duckdb.DuckDBPyConnection, keys: np.ndarray) -> None:
         con.execute("DELETE FROM bm25_tail WHERE key = ANY($1)", [[int(k) for k in keys]])
 
 
+def lucene_idf(df: Any, n: float) -> Any:
+    """Lucene's idf of terms in `df` of `n` documents (numbers or arrays)."""
+    return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def lucene_tf(tf: Any, dl: Any, avgdl: float) -> Any:
+    """Lucene's saturated, length-normalised term frequency (numbers or arrays)."""
+    return tf / (tf + K1 * (1.0 - B + B * dl / avgdl))
+
+
 def lucene_score(
     tf: np.ndarray, dl: np.ndarray, df: np.ndarray, n: float, avgdl: float
 ) -> np.ndarray:
     """BM25 as bm25s's `lucene` method computes it, term by term."""
-    idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
-    return idf * tf / (tf + K1 * (1.0 - B + B * dl / max(avgdl, 1e-9)))
+    return lucene_idf(df, n) * lucene_tf(tf, dl, max(avgdl, 1e-9))
 
 
 class FullText:
@@ -309,7 +318,7 @@ class FullText:
         tail_n, _ = self._tail_size()
         n = self._stats["n"] + tail_n
         df = np.asarray([self._df.get(t, 0) + tail_df.get(t, 0) for t in terms], np.float64)
-        return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return lucene_idf(df, n)
 
     def _tail_size(self) -> tuple[int, int]:
         row = self.con.execute(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from keepui_engine.store.fulltext import K1, B, Tokenizer
+from keepui_engine.store.fulltext import K1, B, Tokenizer, lucene_idf, lucene_tf
 from keepui_engine.store.pg_search import EXACT_MAX, POST_FILTER_MAX, member
 
 if TYPE_CHECKING:
@@ -34,9 +34,11 @@ class PgFullText:
     style, and stays exact: a term's contribution is at most its idf times the largest tf
     part any of its postings can have (`_bound`). Only the documents holding one of the
     "essential" terms (those whose bounds, smallest first, no longer add up to less than the
-    k-th best score found) are scored, the best `depth` of them by those terms' partial
-    score get their full score, and the loop widens until no other document can reach the
-    k-th score. So common words of a long query cost no more than their bound.
+    k-th best score found) are scored: the best of them by those terms' partial score get
+    their full score, which gives a k-th score; the essential set grows while the other
+    terms' bounds could still reach it, and when documents past the first batch might, every
+    document that can is scored in one statement (`_reaching`). So common words of a long
+    query cost no more than their bound.
 
     Args:
         con: The store's connection.
@@ -55,6 +57,15 @@ class PgFullText:
 
     def _terms(self, query: str) -> list[str]:
         return sorted(set(self.tokenize([query])[0]) - {""})
+
+    def _weights(
+        self, terms: list[str]
+    ) -> tuple[np.ndarray, float, float, dict[str, tuple[int, int, int]]]:
+        """Each term's idf, N, the mean length, and term -> (df, max tf, min length) of the
+        terms present."""
+        n, avgdl, found = self._stats(terms)
+        df = np.asarray([found.get(t, (0, 0, 0))[0] for t in terms], np.float64)
+        return lucene_idf(df, n), n, avgdl, found
 
     def _stats(self, terms: list[str]) -> tuple[float, float, dict[str, tuple[int, int, int]]]:
         """N, the mean length, and term -> (df, max tf, min length) of the terms present."""
@@ -77,9 +88,7 @@ class PgFullText:
         terms = self._terms(query)
         if not terms or k <= 0 or (allowed is not None and not len(allowed)):
             return np.empty(0, np.int64), np.empty(0, np.float32)
-        n, avgdl, found = self._stats(terms)
-        df = np.asarray([found.get(t, (0, 0, 0))[0] for t in terms], np.float64)
-        idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        idf, n, avgdl, found = self._weights(terms)
         self._last = (query, idf)
         present = {
             t: (float(w), found[t]) for t, w in zip(terms, idf.tolist(), strict=True) if t in found
@@ -147,17 +156,13 @@ class PgFullText:
         if allowed is not None:
             params.append(allowed.tolist())
             where = "WHERE p.key = ANY($7)"
-        # float4, as the channel reports it: one order of ties in every database
-        return [
-            (int(key), float(value))
-            for key, value in self.con.raw(
-                f"SELECT p.key, {SCORE}::float4 AS score "
-                "FROM unnest($1::text[], $2::float8[]) AS w(term, idf) "
-                f"JOIN bm25_tail p ON p.term = w.term {where} "
-                "GROUP BY p.key ORDER BY score DESC, p.key DESC LIMIT $6",
-                params,
-            ).fetchall()
-        ]
+        return self._ranked(
+            f"SELECT p.key, {SCORE}::float4 AS score "
+            "FROM unnest($1::text[], $2::float8[]) AS w(term, idf) "
+            f"JOIN bm25_tail p ON p.term = w.term {where} "
+            "GROUP BY p.key ORDER BY score DESC, p.key DESC LIMIT $6",
+            params,
+        )
 
     def _reaching(
         self,
@@ -181,21 +186,23 @@ class PgFullText:
             [present[t][0] for t in rest],
             k,
         ]
-        return [
-            (int(key), float(value))
-            for key, value in self.con.raw(
-                f"WITH c AS MATERIALIZED (SELECT p.key, {SCORE} AS s "
-                "FROM unnest($1::text[], $2::float8[]) AS w(term, idf) "
-                f"JOIN bm25_tail p ON p.term = w.term GROUP BY p.key HAVING {SCORE} >= $6), "
-                f"x AS (SELECT p.key, {SCORE} AS s "
-                "FROM unnest($7::text[], $8::float8[]) AS w(term, idf) "
-                "JOIN bm25_tail p ON p.term = w.term WHERE p.key IN (SELECT key FROM c) "
-                "GROUP BY p.key) "
-                "SELECT c.key, (c.s + coalesce(x.s, 0))::float4 AS score "
-                "FROM c LEFT JOIN x USING (key) ORDER BY score DESC, c.key DESC LIMIT $9",
-                params,
-            ).fetchall()
-        ]
+        return self._ranked(
+            f"WITH c AS MATERIALIZED (SELECT p.key, {SCORE} AS s "
+            "FROM unnest($1::text[], $2::float8[]) AS w(term, idf) "
+            f"JOIN bm25_tail p ON p.term = w.term GROUP BY p.key HAVING {SCORE} >= $6), "
+            f"x AS (SELECT p.key, {SCORE} AS s "
+            "FROM unnest($7::text[], $8::float8[]) AS w(term, idf) "
+            "JOIN bm25_tail p ON p.term = w.term WHERE p.key IN (SELECT key FROM c) "
+            "GROUP BY p.key) "
+            "SELECT c.key, (c.s + coalesce(x.s, 0))::float4 AS score "
+            "FROM c LEFT JOIN x USING (key) ORDER BY score DESC, c.key DESC LIMIT $9",
+            params,
+        )
+
+    def _ranked(self, sql: str, params: list[object]) -> list[tuple[int, float]]:
+        """(key, score) rows of a statement that ranks documents. Scores are float4, as the
+        channel reports them: one order of ties in every database."""
+        return [(int(key), float(value)) for key, value in self.con.raw(sql, params).fetchall()]
 
     def _rescored(
         self,
@@ -226,7 +233,7 @@ class PgFullText:
         ).fetchall()
         out = dict.fromkeys(keys, 0.0)
         for key, term, tf, dl in rows:
-            out[key] += present[term][0] * tf / (tf + K1 * (1 - B + B * dl / avgdl))
+            out[key] += present[term][0] * lucene_tf(tf, dl, avgdl)
         return out
 
     def _pruned(
@@ -273,12 +280,10 @@ class PgFullText:
         terms = self._terms(query)
         if not terms:
             return np.empty(0, np.float64)
-        n, _, found = self._stats(terms)
-        d = np.asarray([found.get(t, (0, 0, 0))[0] for t in terms], np.float64)
-        return np.log(1.0 + (n - d + 0.5) / (d + 0.5))
+        return self._weights(terms)[0]
 
 
 def _bound(idf: float, max_tf: int, min_dl: int, avgdl: float) -> float:
     """The most one term can add to a score: its idf times the tf part of its largest tf in
     its shortest document (the part grows with tf and shrinks with length)."""
-    return idf * max_tf / (max_tf + K1 * (1 - B + B * min_dl / avgdl))
+    return idf * lucene_tf(max_tf, min_dl, avgdl)
