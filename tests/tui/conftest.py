@@ -47,15 +47,13 @@ def tui_backend() -> str:
 
 
 @pytest.fixture
-def tui_store(tui_backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+def tui_store(tui_backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """A fake-embedder store without recency decay (scores do not depend on the clock), on
-    `tui_backend`: for PostgreSQL a fresh database, dropped after the test."""
+    `tui_backend`: for PostgreSQL a fresh database (`pg_url` drops it after the test)."""
     if tui_backend == "duckdb":
-        yield make_fake_store(tmp_path / "store", half_life_days=0)
-        return
+        return make_fake_store(tmp_path / "store", half_life_days=0)
     url = request.getfixturevalue("pg_url")
-    yield pg_support.make_pg_store(tmp_path / "store", url, half_life_days=0)
-    pg_support.drop_database(request.getfixturevalue("pg_server"), url)
+    return pg_support.make_pg_store(tmp_path / "store", url, half_life_days=0)
 
 
 @pytest.fixture(scope="session")
