@@ -3,7 +3,7 @@ facade alone, so it works the same in the owning process and in a client of `kee
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import now_id
@@ -13,6 +13,13 @@ from keepui_engine.types import Hit, Item
 
 if TYPE_CHECKING:
     from keepui_engine.api import Workbench
+
+
+class Scope(NamedTuple):
+    """What a context or reflection may cite beyond current research documents."""
+
+    history: bool = False  # archived versions too (find --history)
+    include_system: bool = False  # the now notes and system documents (find --all)
 
 
 def _positive(value: int, flag: str) -> int:
@@ -37,12 +44,20 @@ def context(
     tags: list[str] | None,
     mode: str | None,
     header: bool,
+    scope: Scope = Scope(),
 ) -> ctx.ContextResult:
     """See `Workbench.context`."""
     _positive(top_k, "--top-k")
     _positive(max_tokens, "--max-tokens")
     with wb._session():  # one store open for the search and the passages
-        found = wb.find(query, tags=tags, limit=top_k, mode=mode)
+        found = wb.find(
+            query,
+            tags=tags,
+            limit=top_k,
+            mode=mode,
+            history=scope.history,
+            include_system=scope.include_system,
+        )
         return ctx.build(
             found,
             lambda hit: passage_text(wb, hit),
@@ -60,12 +75,20 @@ def reflect(
     tags: list[str] | None,
     mode: str | None,
     store_back: bool,
+    scope: Scope = Scope(),
 ) -> Reflection:
     """See `Workbench.reflect`."""
     check_kind(kind)
     _positive(top_k, "--top-k")
     with wb._session():
-        found = wb.find(query, tags=tags, limit=top_k, mode=mode)
+        found = wb.find(
+            query,
+            tags=tags,
+            limit=top_k,
+            mode=mode,
+            history=scope.history,
+            include_system=scope.include_system,
+        )
         passages = [
             {"id": h.id, "matched": h.matched, "text": passage_text(wb, h)} for h in found.hits
         ]

@@ -163,11 +163,14 @@ class Workbench(StoreAccess):
         rerank: str | None = None,
         as_of: str | None = None,
         include_system: bool = False,
+        history: bool = False,
     ) -> FindResult:
         """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters.
 
-        None for mode, min_score, fusion, dedup or rerank means the store's keepui.toml;
-        `as_of` searches the versions current at that moment (see FindQuery).
+        Current versions (and their parts) only, filtered by their current tags and time;
+        `history` also searches archived versions, `as_of` the versions current at that
+        moment (see FindQuery). None for mode, min_score, fusion, dedup or rerank means the
+        store's keepui.toml.
         """
         return self.find_query(
             FindQuery(
@@ -183,6 +186,7 @@ class Workbench(StoreAccess):
                 rerank,
                 as_of,
                 include_system,
+                history,
             )
         )
 
@@ -218,12 +222,25 @@ class Workbench(StoreAccess):
         tags: list[str] | None = None,
         mode: str | None = None,
         header: bool = False,
+        history: bool = False,
+        include_system: bool = False,
     ) -> ContextResult:
         """The top passages for `query`, each followed by `[Source: ADDRESS]`, in at most
-        `max_tokens` words (see `keepui_engine.search.context`)."""
+        `max_tokens` words (see `keepui_engine.search.context`). Current versions only unless
+        `history`; the now notes and system documents only with `include_system`."""
         from keepui_engine import agents
 
-        return agents.context(self, query, top_k, min_score, max_tokens, tags, mode, header)
+        return agents.context(
+            self,
+            query,
+            top_k,
+            min_score,
+            max_tokens,
+            tags,
+            mode,
+            header,
+            agents.Scope(history, include_system),
+        )
 
     def reflect(
         self,
@@ -234,12 +251,25 @@ class Workbench(StoreAccess):
         tags: list[str] | None = None,
         mode: str | None = None,
         store_back: bool = False,
+        history: bool = False,
+        include_system: bool = False,
     ) -> Reflection:
         """A summary (or 3-5 key points) of the top hits for `query`; `store_back` saves it as
-        an item tagged type=reflection, query=QUERY and source=ID for each hit."""
+        an item tagged type=reflection, query=QUERY and source=ID for each hit. Current
+        versions only unless `history`; now notes and system documents only with
+        `include_system`."""
         from keepui_engine import agents
 
-        return agents.reflect(self, query, kind, top_k, tags, mode, store_back)
+        return agents.reflect(
+            self,
+            query,
+            kind,
+            top_k,
+            tags,
+            mode,
+            store_back,
+            agents.Scope(history, include_system),
+        )
 
     def now(
         self, text: str | None = None, *, scope: str | None = None, tags: list[str] | None = None

@@ -291,6 +291,12 @@ def source_kind(source: str | None) -> str:
 NOW_ID = "now"
 
 
+def is_system_or_now(doc_id: str) -> bool:
+    """Whether an id is a system document (`.…`) or a now note (`now`, `now:SCOPE`): neither
+    is a research result, so find, context, reflect and flows leave them out unless asked."""
+    return doc_id.startswith(".") or doc_id == NOW_ID or doc_id.startswith(NOW_ID + ":")
+
+
 def now_id(scope: str | None) -> str:
     """The id of the working-intentions note: `now`, or `now:SCOPE`."""
     if scope is None:

@@ -135,6 +135,9 @@ class Hit(_Serialisable):
             the whole text matched. `matched` then ends in `@P{N}`.
         related: With find --deep: the hit's neighbours, [{"id", "via": "edge:VERB" or
             "similar", "score"}] (none repeats a hit or an earlier neighbour); else None.
+        archived: With find --history, when an older version matched: {"version": its
+            number, "of": the current version's number, "text_differs": whether the current
+            text is another}; else None (absent from JSON).
     """
 
     id: str
@@ -151,12 +154,15 @@ class Hit(_Serialisable):
     duplicates: list[str] = field(default_factory=list)
     part: dict[str, Any] | None = None
     related: list[dict[str, Any]] | None = None
+    archived: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready; `related` only when find --deep filled it."""
+        """JSON-ready; `related` only when find --deep filled it, `archived` only for a hit
+        on an older version (find --history)."""
         data = super().to_dict()
-        if data.get("related") is None:
-            data.pop("related", None)
+        for name in ("related", "archived"):
+            if data.get(name) is None:
+                data.pop(name, None)
         return data
 
     @property
@@ -360,7 +366,13 @@ class FindQuery(_Serialisable):
         rerank: `relevance`, `recency` or `mix`; None means keepui.toml's.
         as_of: Search the versions that were current at this moment (ISO date: the end of
             that day; date-time in local time), with recency decay counted from then.
-        include_system: Also return system documents (ids starting with `.`).
+        include_system: Also return system documents (ids starting with `.`) and the now
+            notes (`now`, `now:SCOPE`).
+        history: Also search archived versions, each filtered by its own tags and time (by
+            default only current versions and their parts are searched).
+        keep_weak: Keep hits no channel found evidence for (no query word and a cosine of 0
+            or less) instead of hiding them; LangGraph's stores return every item that passes
+            the filter, up to the limit.
     """
 
     query: str
@@ -375,6 +387,8 @@ class FindQuery(_Serialisable):
     rerank: str | None = None
     as_of: str | None = None
     include_system: bool = False
+    history: bool = False
+    keep_weak: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,15 @@ ModeOpt = Annotated[
     typer.Option("--mode", "-m", help="dense, bm25 or hybrid [default: [search] mode]."),
 ]
 TopKOpt = Annotated[int, typer.Option("--top-k", "-k", help="Search this many hits.")]
+HistoryOpt = Annotated[
+    bool,
+    typer.Option(
+        "--history", help="Also cite older versions (by default only current ones are searched)."
+    ),
+]
+AllOpt = Annotated[
+    bool, typer.Option("--all", help="Also cite the now notes and system documents.")
+]
 
 
 def context(
@@ -33,12 +42,15 @@ def context(
         bool,
         typer.Option("--header", help="Start with an instruction to cite the sources."),
     ] = False,
+    history: HistoryOpt = False,
+    all_: AllOpt = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
 ) -> None:
     """Print the top passages for a prompt, each followed by [Source: ID].
 
-    A passage is the part that matched (ID@P{N}) or the version's text (ID, ID@V{N}). They
+    Passages come from current versions only (--history: older ones too, cited ID@V{N}).
+    A passage is the part that matched (ID@P{N}) or the version's text. They
     fill --max-tokens words in rank order; a passage that does not fit whole is cut after a
     sentence, and the ones after it are dropped.
 
@@ -56,6 +68,8 @@ def context(
             tags=tag,
             mode=mode,
             header=header,
+            history=history,
+            include_system=all_,
         )
     if json_:
         emit_json(result.to_dict())
@@ -83,6 +97,8 @@ def reflect(
             help="Save it as an item tagged type=reflection, query=QUERY, source=ID per hit.",
         ),
     ] = False,
+    history: HistoryOpt = False,
+    all_: AllOpt = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -98,7 +114,14 @@ def reflect(
     """
     with open_workbench(store, create=False) as wb:
         result = wb.reflect(
-            query, kind=kind, top_k=top_k, tags=tag, mode=mode, store_back=store_back
+            query,
+            kind=kind,
+            top_k=top_k,
+            tags=tag,
+            mode=mode,
+            store_back=store_back,
+            history=history,
+            include_system=all_,
         )
     if json_:
         emit_json(result.to_dict())

@@ -30,6 +30,8 @@ FLAGS = {
     "--ids": "ids",
     "--dedup": "dedup",
     "--no-dedup": "dedup",
+    "--history": "history",
+    "--all": "all_",
 }
 
 
@@ -50,6 +52,8 @@ def parse(argv: list[str]) -> dict[str, object] | None:
         "rerank": None,
         "dedup": None,
         "as_of": None,
+        "history": False,
+        "all_": False,
     }
     rest = list(argv)
     while rest and rest[0] in ("-s", "--store") and len(rest) > 1:
@@ -125,6 +129,8 @@ def run(argv: list[str]) -> int | None:
                 dedup=None if args["dedup"] is None else bool(args["dedup"]),
                 rerank=None if args["rerank"] is None else str(args["rerank"]),
                 as_of=None if args["as_of"] is None else str(args["as_of"]),
+                include_system=bool(args["all_"]),
+                history=bool(args["history"]),
             )
     except KeepuiError as exc:
         return report_error(exc, bool(args["json_"]) or bool(args["nl"]))

@@ -64,8 +64,19 @@ def find(
             "2026-10-01T09:30 (local time).",
         ),
     ] = None,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="Also search older versions (each filtered by its own tags); such a hit "
+            "says which version matched.",
+        ),
+    ] = False,
     all_: Annotated[
-        bool, typer.Option("--all", help="Include system documents (ids starting with .).")
+        bool,
+        typer.Option(
+            "--all", help="Include system documents (ids starting with .) and the now notes."
+        ),
     ] = False,
     deep: Annotated[
         bool,
@@ -97,8 +108,10 @@ def find(
 ) -> None:
     """Find documents by meaning and words (hybrid), after tag/time filters.
 
-    Each hit's score is the fused dense + BM25 score times recency decay; --explain shows the
-    parts, --why ID says what happened to one document. Near-duplicates fold into the newest.
+    Searches the current version of each document (and its parts); --history also searches
+    older versions, --as-of the versions current at a past moment. Each hit's score is the
+    fused dense + BM25 score times recency decay; --explain shows the parts, --why ID says
+    what happened to one document. Near-duplicates fold into the newest.
 
     \b
     Examples:
@@ -106,6 +119,7 @@ def find(
       keepui find "auth bugs" -t project=atlas --since P30D -n 5 --json
       keepui find "meeting notes" --ids | xargs -n1 keepui get
       keepui find "pricing decision" --as-of 2026-10-01   # what it said then
+      keepui find "pricing decision" --history            # older versions too
     """
     if sum((json_, nl, ids, explain)) > 1:
         raise UsageError("choose one of --json, --nl, --ids and --explain.")
@@ -126,6 +140,7 @@ def find(
                 ("--explain", explain),
                 ("--dedup/--no-dedup", dedup is not None),
                 ("--all", all_),
+                ("--history", history),
             )
             if given
         ]
@@ -152,6 +167,7 @@ def find(
         rerank,
         as_of,
         all_,
+        history,
     )
     if why is not None:
         with open_workbench(store, create=False) as wb:

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from keepui_engine import FindResult, KeepuiError
+    from keepui_engine import FindResult, Hit, KeepuiError
 
 SCHEMA = 1
 
@@ -78,11 +78,20 @@ def render_find(result: FindResult, *, json_: bool, nl: bool, ids: bool) -> None
         where = "" if h.version == 0 else f" @V{{{h.version}}}"
         out(
             f"{h.score:.3f}  {h.id}{where}  {short_time(h.updated)}  "
-            f"({_parts(h)})  {first_line(h.summary, 60)}"
+            f"({_parts(h)})  {first_line(h.summary, 60)}{_older(h)}"
         )
         for r in h.related or []:
             score = "" if r.get("score") is None else f" {r['score']:.3f}"
             out(f"       ↳ {r['id']}  ({r['via']}{score})")
+
+
+def _older(hit: Hit) -> str:
+    """`  [matched v2 of 4; the current text differs]` for a hit on an older version."""
+    got = hit.archived
+    if not got:
+        return ""
+    differs = "the current text differs" if got["text_differs"] else "the current tags differ"
+    return f"  [matched v{got['version']} of {got['of']}; {differs}]"
 
 
 _HINTS = {

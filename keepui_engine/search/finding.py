@@ -50,7 +50,14 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     t0 = inputs.parse_time(q.since, now=now_aware, option="--since") if q.since else None
     t1 = inputs.parse_time(q.until, now=now_aware, option="--until") if q.until else None
     con = engine.store.con
-    allowed = queries.filter_keys(con, filters, t0, t1) if filters or t0 or t1 else None
+    # The store answers about now: current versions (and their parts) unless the caller asks
+    # about the past (--history: every version; --as-of: the versions current then).
+    current = not q.history and not q.as_of
+    allowed = (
+        queries.filter_keys(con, filters, t0, t1, current=current)
+        if filters or t0 or t1
+        else None
+    )
     now = now_aware.replace(tzinfo=None)
     notes = []
     if q.as_of:
@@ -72,7 +79,7 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     if mode != "bm25":
         qvec = query_vector(query, engine.vectors.embed_query)
         if mode == "dense":
-            found, rows = _dense_only(engine, query, qvec, limit, allowed, now, notes)
+            found, rows = _dense_only(engine, q, qvec, allowed, now, notes, current)
             return _finish(engine, q, found.hits, found, now, rows)
         got: list[object] = []
 
@@ -81,7 +88,7 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
             got[:] = rest
             return keys, sims
 
-        dense = _documents(con, dense_search, fetch)
+        dense = _documents(con, dense_search, fetch, current)
         method, considered = got  # type: ignore[assignment]
     # PostgreSQL's BM25 holds postings of live versions only: no key list needed
     live = engine.live_keys() if engine.fulltext.rebuildable else None
@@ -89,6 +96,7 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
         con,
         lambda k: engine.fulltext.search(query, k, live, allowed),  # type: ignore[arg-type]
         fetch,
+        current,
     )
     keys = np.unique(np.concatenate([c[0] for c in (dense, bm25) if c is not None]))
     rows = queries.hydrate(con, keys.tolist())
@@ -118,6 +126,7 @@ def _documents(
     con: Any,
     search: Callable[[int], tuple[np.ndarray, np.ndarray]],
     fetch: int,
+    current: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A channel's best keys, fetched until they hold `fetch` documents (or all there are),
     less the keys that cannot be the one a document lifts to.
@@ -125,14 +134,16 @@ def _documents(
     A document's versions and parts each have a key, so `fetch` keys can be far fewer
     documents. Of each document only its best key is kept, and any later key of a newer
     version within `TIE` of it (what `search.lift` chooses from), so only those are hydrated.
+    With `current`, keys of archived versions are dropped first (the store answers about now).
     """
     k = fetch
     while True:
         keys, scores = search(k)
         recs = con.execute(
-            "SELECT key, doc_id, version FROM vector_keys WHERE key = ANY($1)", [keys.tolist()]
+            "SELECT key, doc_id, version, head FROM vector_keys WHERE key = ANY($1)",
+            [keys.tolist()],
         ).fetchall()
-        where = {r[0]: (r[1], r[2]) for r in recs}
+        where = {r[0]: (r[1], r[2]) for r in recs if not current or r[2] == r[3]}
         found = len({d for d, _ in where.values()})
         if found >= fetch or len(keys) < k:
             break
@@ -168,24 +179,34 @@ def _similarity(
 
 def _dense_only(
     engine: Operations,
-    query: str,
+    q: FindQuery,
     qvec: np.ndarray,
-    limit: int,
     allowed: np.ndarray | None,
     now: datetime,
     notes: list[str],
+    current: bool,
 ) -> tuple[FindResult, dict[int, queries.KeyRow]]:
-    """Dense mode: over-fetch until decay cannot change the top `limit`."""
+    """Dense mode: over-fetch until decay cannot change the top `limit` (and, with `current`,
+    until enough current versions are left once archived ones are dropped)."""
+    limit = q.limit
     k = max(limit * 3, 30)
     while True:
         keys, sims, method, considered = engine.store.index.search(qvec, k, allowed)
         rows = queries.hydrate(engine.store.con, keys.tolist())
-        hits = fuse((keys, sims), None, rows, now, engine.settings.half_life_days)
+        exhausted = len(keys) < k
         floor = max(float(sims[-1]), 0.0) if len(sims) else 0.0
-        if len(keys) < k or (len(hits) >= limit and hits[limit - 1].score >= floor):
+        if current:
+            keep = [i for i, key in enumerate(keys.tolist()) if _is_current(rows.get(key))]
+            keys, sims = keys[keep], sims[keep]
+        hits = fuse((keys, sims), None, rows, now, engine.settings.half_life_days)
+        if exhausted or (len(hits) >= limit and hits[limit - 1].score >= floor):
             break
         k *= 4
-    return FindResult(query, hits, limit, considered, method, notes, "dense"), rows
+    return FindResult(q.query, hits, limit, considered, method, notes, "dense"), rows
+
+
+def _is_current(row: queries.KeyRow | None) -> bool:
+    return row is not None and row.version == row.head_version
 
 
 def _finish(
@@ -200,9 +221,9 @@ def _finish(
     st = engine.settings
     min_score = st.min_score if q.min_score is None else q.min_score
     notes, hidden = list(head.notes), dict(head.hidden)
-    if not q.include_system:  # system documents (.state/…, .tag/…) only with --all
-        hits = [h for h in hits if not h.id.startswith(".")]
-    hits, hidden["no_evidence"] = pipeline.no_evidence(hits)
+    if not q.include_system:  # system documents and the now notes only with --all
+        hits = [h for h in hits if not inputs.is_system_or_now(h.id)]
+    hits, hidden["no_evidence"] = pipeline.no_evidence(hits) if not q.keep_weak else (hits, 0)
     if hidden["no_evidence"]:
         notes.append(
             f"{hidden['no_evidence']} hit(s) with no evidence for the query (no query word, "
@@ -231,7 +252,31 @@ def _finish(
         recency_weight=st.recency_weight,
     )
     shown = _with_parts(engine, hits[: q.limit], rows, q.query)
+    if q.history:
+        shown = _mark_archived(engine, shown, rows)
     return replace(head, hits=shown, hidden=hidden, notes=notes)
+
+
+def _mark_archived(
+    engine: Operations, hits: list[Hit], rows: dict[int, queries.KeyRow]
+) -> list[Hit]:
+    """Say on each hit that matched an older version which one, of how many, and whether
+    the current text differs from it."""
+    head_of = {r.doc_id: r.head_version for r in rows.values()}
+    out = []
+    for h in hits:
+        if h.version and h.id in head_of:
+            head = head_of[h.id]
+            number = head - h.version
+            rec = engine.store.con.execute(
+                "SELECT (SELECT content_hash FROM versions WHERE id = $1 AND version = $2) "
+                "= (SELECT content_hash FROM documents WHERE id = $1)",
+                [h.id, number],
+            ).fetchone()
+            same = bool(rec and rec[0])
+            h = replace(h, archived={"version": number, "of": head, "text_differs": not same})
+        out.append(h)
+    return out
 
 
 def _with_parts(

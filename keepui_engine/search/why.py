@@ -32,9 +32,10 @@ class WhyResult:
         rank: Its rank in the real result (1-based), or None when it is not shown.
         channels: channel -> {"rank", "score", "matched"} before any filter (None when the
             channel did not find it within its first 1,000 versions).
-        passes: filter -> whether some version of the document passes it (tag, time).
-        removed_by: `tag`, `time`, `no_evidence`, `threshold`, `dedup`, `limit` or
-            `not_retrieved`; None when it is shown.
+        passes: filter -> whether the document passes it (tag, time): its current version,
+            or under --history / --as-of some version.
+        removed_by: `tag`, `time`, `archived` (only an older version matched), `no_evidence`,
+            `threshold`, `dedup`, `limit` or `not_retrieved`; None when it is shown.
         explanation: One sentence saying so.
     """
 
@@ -84,15 +85,26 @@ def why(engine: Operations, q: FindQuery, doc_id: str) -> WhyResult:
         channels["bm25"] = _ranked(engine, keys, scores, doc_id)
     now = datetime.now(UTC)
     filters = inputs.parse_tag_args(tags, allow_bare=True)
+    current = not q.history and not q.as_of
     passes = {}
     if filters:
-        passes["tag"] = bool(doc_keys & set(queries.filter_keys(con, filters, None, None).tolist()))
+        tagged = queries.filter_keys(con, filters, None, None, current=current)
+        passes["tag"] = bool(doc_keys & set(tagged.tolist()))
     if since or until:
         t0 = inputs.parse_time(since, now=now, option="--since") if since else None
         t1 = inputs.parse_time(until, now=now, option="--until") if until else None
-        passes["time"] = bool(doc_keys & set(queries.filter_keys(con, {}, t0, t1).tolist()))
+        timed = queries.filter_keys(con, {}, t0, t1, current=current)
+        passes["time"] = bool(doc_keys & set(timed.tolist()))
     hid = bool(result.hidden.get("no_evidence"))
     removed, text = _verdict(doc_id, rank, channels, passes, limit, hid)
+    if removed in ("limit", "not_retrieved") and current:
+        older = [v["matched"] for v in channels.values() if v and "@V{" in v["matched"]]
+        if older and len(older) == sum(1 for v in channels.values() if v):
+            removed = "archived"
+            text = (
+                f"{doc_id} matched only an older version ({older[0]}); find searches current "
+                "versions, so it is not shown (--history searches older versions too)."
+            )
     keeper = next((h for h in result.hits if doc_id in h.duplicates), None)
     if removed == "limit" and keeper is not None:
         removed = "dedup"
@@ -135,10 +147,10 @@ def _verdict(
     if passes.get("tag") is False:
         return (
             "tag",
-            f"{doc_id} has no version with the tags asked for, so the tag filter removed it.",
+            f"{doc_id} does not carry the tags asked for, so the tag filter removed it.",
         )
     if passes.get("time") is False:
-        return "time", f"{doc_id} has no version written in the --since/--until window."
+        return "time", f"{doc_id} was not written in the --since/--until window."
     found = {c: v for c, v in channels.items() if v}
     if not found:
         return "not_retrieved", (

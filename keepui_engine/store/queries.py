@@ -65,10 +65,17 @@ def filter_keys(
     tags: dict[str, list[str] | None],
     since: datetime | None,
     until: datetime | None,
+    *,
+    current: bool = False,
 ) -> np.ndarray:
-    """Sorted vector keys whose version passes the tag and time filters."""
+    """Sorted vector keys whose version passes the tag and time filters.
+
+    With `current`, only keys of each document's current version (and its parts), so the
+    filters test the current tags and time; without it, each version's own."""
     where, params = tag_conditions(tags, "tags", dialect(con))
     conds = [where] if where else []
+    if current:
+        conds.append("version = head")
     for value, op in ((since, ">="), (until, "<")):
         if value is not None:
             params.append(value.replace(tzinfo=None))
