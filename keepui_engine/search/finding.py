@@ -72,7 +72,11 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     if rebuilding and rebuilding[0]:
         notes.append("the index is being rebuilt (keepui reindex): results may be incomplete")
     if allowed is not None and len(allowed) == 0:
-        notes.append("no stored version matches the tag/time filters")
+        notes.append(
+            "no current version matches the tag/time filters (--history also tests older ones)"
+            if current
+            else "no stored version matches the tag/time filters"
+        )
     fetch = max(limit * 3, 30)
     method, considered = "exact", 0
     dense = qvec = None

@@ -87,10 +87,14 @@ def test_decay_disabled_by_half_life_zero(tmp_path) -> None:  # type: ignore[no-
 def test_version_hits_lift_to_their_document(wb: Workbench) -> None:
     wb.put("first draft about volcanoes", id="doc")
     wb.put("final text about glaciers", id="doc")
-    hits = wb.find("first draft about volcanoes").hits
+    now = wb.find("first draft about volcanoes", mode="dense").hits
+    assert [(h.id, h.matched, h.archived) for h in now] == [("doc", "doc", None)]
+    assert wb.find("draft volcanoes", mode="bm25").hits == []
+    hits = wb.find("first draft about volcanoes", history=True).hits
     assert len(hits) == 1 and hits[0].id == "doc"
     assert hits[0].version == 1 and hits[0].matched == "doc@V{1}"
     assert hits[0].summary == "first draft about volcanoes"
+    assert hits[0].archived == {"version": 1, "of": 2, "text_differs": True}
 
 
 def test_limit_and_bad_queries(wb: Workbench) -> None:
@@ -157,7 +161,7 @@ def test_reindex_after_a_model_change(store_dir) -> None:  # type: ignore[no-unt
         client.find("x")
     stats = client.reindex()
     assert (stats.model, stats.dim, stats.vectors) == ("another-model", 32, 2)
-    hits = client.find("first version text").hits
+    hits = client.find("first version text", history=True).hits
     assert hits[0].matched == "r@V{1}" and hits[0].similarity == pytest.approx(1.0, abs=1e-5)
 
 
@@ -191,11 +195,15 @@ def test_same_text_in_an_archived_and_the_current_version_is_a_current_hit(
     assert hits["fruit"].tags["season"] == "autumn"
 
 
-def test_an_archived_version_that_scores_clearly_better_still_wins(wb: Workbench) -> None:
+def test_an_archived_version_that_scores_clearly_better_wins_only_under_history(
+    wb: Workbench,
+) -> None:
     wb.put("glacier crevasse rope team", id="doc")
     wb.put("glacier", id="doc")
     for mode in ("dense", "bm25", "hybrid"):
-        assert wb.find("glacier crevasse rope team", mode=mode).hits[0].matched == "doc@V{1}"
+        assert wb.find("glacier crevasse rope team", mode=mode).hits[0].matched == "doc"
+        old = wb.find("glacier crevasse rope team", mode=mode, history=True).hits[0]
+        assert old.matched == "doc@V{1}" and old.archived is not None
 
 
 def _unrelated(query: str) -> str:

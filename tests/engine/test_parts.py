@@ -81,7 +81,8 @@ def test_parts_follow_tags_versions_and_deletes(wb: Workbench) -> None:
     assert hits and hits[0].matched == "atlas@P{2}"
     wb.put("now a short text", id="atlas")
     assert wb.parts("atlas") == [] and len(wb.parts("atlas", 1)) == 3
-    archived = wb.find("glacier crevasse", mode="bm25").hits
+    assert wb.find("glacier crevasse", mode="bm25").hits == []  # the current text is short
+    archived = wb.find("glacier crevasse", mode="bm25", history=True).hits
     assert archived[0].matched == "atlas@V{1}@P{2}" and archived[0].version == 1
     assert (archived[0].part or {})["title"] == "Mountains"
     wb.delete("atlas")  # revert to the tagged long version
