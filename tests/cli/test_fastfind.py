@@ -73,6 +73,8 @@ def test_parses_every_option_form() -> None:
         "rerank": None,
         "dedup": None,
         "as_of": "2026-10-01",
+        "history": False,
+        "all_": False,
         "query": "q",
     }
     more = fastfind.parse(["find", "q", "--no-dedup", "--fusion", "rrf", "--rerank=mix"])
@@ -80,6 +82,8 @@ def test_parses_every_option_form() -> None:
     assert (more["dedup"], more["fusion"], more["rerank"]) == (False, "rrf", "mix")
     assert fastfind.parse(["find", "q", "--dedup"])["dedup"] is True  # type: ignore[index]
     assert fastfind.parse(["find", "q", "--dedup", "--no-dedup"]) is None
+    flags = fastfind.parse(["find", "q", "--history", "--all"])
+    assert flags is not None and (flags["history"], flags["all_"]) == (True, True)
     assert fastfind.parse(["find", "--", "-leading dash"])["query"] == "-leading dash"  # type: ignore[index]
 
 
@@ -101,6 +105,10 @@ def test_parses_every_option_form() -> None:
         ["--mode", "nope"],
         ["--min-score", "0.5", "--json"],
         ["--min-score=-1"],
+        ["--history"],
+        ["--history", "--json"],
+        ["--history", "-t", "kind=b"],
+        ["--all", "--json"],
     ],
 )
 def test_same_output_as_typer(
@@ -113,6 +121,7 @@ def test_same_output_as_typer(
                 for i in range(5)
             ]
         )
+        wb.put("note on lakes", id="r1", tags=["kind=a"])  # r1's rivers are history now
     argv = ["find", "rivers", "--store", str(store_dir), *extra]
     fast_code = fastfind.run(argv)
     fast = capsys.readouterr()
