@@ -29,6 +29,7 @@ from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.server.stdio import stdio_server
 
 from keepui import __version__
+from keepui.mcp_errors import error_text
 from keepui.mcp_tools import register_tools
 from keepui_engine import KeepuiError, NotFound, StoreError, Workbench, open_workbench
 
@@ -38,9 +39,12 @@ T = TypeVar("T")
 INSTRUCTIONS = """\
 keepui is a versioned memory store of notes and documents, searched by meaning and words.
 - find: ranked hits for a query (tags, time range, mode); each hit says where its score came from.
+  It searches current versions only; history=true adds older versions, all=true the now notes.
 - context: prompt-ready passages for a question, each followed by [Source: ADDRESS]; cite them.
 - get: read a document by id; ID@V{1} is its previous version, ID@P{N} its part N.
+- list: browse documents by id prefix and tags, newest first (or by created, accessed, id).
 - put: save a note; putting to the same id keeps the old text as a version.
+- delete: undo a document's last version (or delete it if it has no other); purge=true forgets it.
 - flow: resolve a question by searching, judging the results and refining (query-resolve).
 - now: read or replace the working-intentions note (what you are doing now, what is next).
 Resources: keepui://now (the note) and keepui://{id} (a document's text)."""
@@ -63,12 +67,13 @@ class StoreAccess:
         async with self._lock:
             return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
-    async def tool(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """`call`, with a KeepuiError turned into an MCP tool error (an isError result)."""
+    async def tool(self, name: str, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """`call` for the tool `name`, with a KeepuiError turned into an MCP tool error (an
+        isError result) whose hint names the tool's arguments."""
         try:
             return await self.call(fn, *args, **kwargs)
         except KeepuiError as err:
-            raise ToolError(error_text(err)) from err
+            raise ToolError(error_text(err, name)) from err
 
     async def resource(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """`call`, with NotFound as an unknown resource and other KeepuiErrors as read errors."""
@@ -78,12 +83,6 @@ class StoreAccess:
             raise ResourceNotFoundError(error_text(err)) from err
         except KeepuiError as err:
             raise ResourceError(error_text(err)) from err
-
-
-def error_text(err: KeepuiError) -> str:
-    """What an agent reads about a failure: title, message, kind and what to do."""
-    text = f"{err.title}: {err.message} (kind: {err.public_kind})"
-    return f"{text}\nHint: {err.hint}" if err.hint else text
 
 
 def register_resources(server: MCPServer[Any], access: StoreAccess) -> None:

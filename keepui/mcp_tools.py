@@ -1,4 +1,5 @@
-"""The MCP tools (put, get, find, context, flow, now): typed parameters, structured results."""
+"""The MCP tools (put, get, list, find, context, flow, now, delete): typed parameters,
+structured results (their shapes are in keepui.mcp_results)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,33 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
-from typing_extensions import TypedDict
+
+from keepui.mcp_errors import tool_words
+from keepui.mcp_results import (
+    ContextOut,
+    DeleteOut,
+    FindOut,
+    FlowOut,
+    ItemOut,
+    ListOut,
+    PutOut,
+    context_out,
+    delete_out,
+    find_out,
+    flow_out,
+    item_out,
+    list_out,
+)
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
     from keepui.mcp_server import StoreAccess
-    from keepui_engine import ContextResult, FindResult, FlowResult, Item
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 Mode = Literal["hybrid", "dense", "bm25"]
+Sort = Literal["updated", "created", "accessed", "id"]
 Tags = Annotated[
     list[str] | None,
     Field(description='Tags as "key=value" (AND-ed together); "key" alone matches any value.'),
@@ -26,240 +43,37 @@ Tags = Annotated[
 NewTags = Annotated[
     list[str] | None, Field(description='Tags to set, each "key=value", e.g. ["topic=auth"].')
 ]
+History = Annotated[
+    bool,
+    Field(
+        description="Also search older versions, each by its own tags; a hit on one has "
+        "`archived` set and `matched` ID@V{N}. Default: current versions only."
+    ),
+]
+All = Annotated[
+    bool, Field(description="Also search the now notes and system documents (ids starting .).")
+]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
-
-
-class PutOut(TypedDict):
-    """What a put did: `created`, `updated` (a new version) or `unchanged`."""
-
-    id: str
-    version: int
-    action: str
-
-
-class ItemOut(TypedDict):
-    """One version of a document (version 0 and empty text: a now note never written)."""
-
-    id: str
-    version: int
-    versions: int
-    offset: int
-    text: str | None
-    summary: str
-    tags: dict[str, Any]
-    created: str
-    updated: str
-    part: dict[str, Any] | None
-    pending: list[dict[str, Any]]
-
-
-class HitOut(TypedDict):
-    """One ranked hit; `scores` says where `score` came from (dense/bm25 value and rank,
-    fused, decay, final), `matched` is the address that matched (ID, ID@V{N}, ID@P{N})."""
-
-    id: str
-    matched: str
-    version: int
-    score: float
-    similarity: float | None
-    decay: float
-    scores: dict[str, float | int | None]
-    summary: str
-    tags: dict[str, Any]
-    updated: str
-    part: dict[str, Any] | None
-    duplicates: list[str]
-
-
-class FindOut(TypedDict):
-    """Ranked hits, best first, with the search's notes and what the filters hid."""
-
-    query: str
-    mode: str
-    hits: list[HitOut]
-    searched: int
-    notes: list[str]
-    hidden: dict[str, int]
-
-
-class PassageOut(TypedDict):
-    """One passage of a context, cited by `matched`."""
-
-    id: str
-    matched: str
-    text: str
-    score: float
-    tokens: int
-    truncated: bool
-
-
-class ContextOut(TypedDict):
-    """Prompt-ready passages: `text` is every passage followed by its [Source: ADDRESS]."""
-
-    query: str
-    text: str
-    tokens: int
-    budget: int
-    passages: list[PassageOut]
-    dropped: int
-    below_min_score: int
-    notes: list[str]
-
-
-class FlowActionOut(TypedDict):
-    """One action of a tick: a search (query, how many results) or another step."""
-
-    rule: str
-    action: str
-    query: str | None
-    results: int | None
-
-
-class FlowTickOut(TypedDict):
-    """One tick: the state evaluated, what it did and where it went."""
-
-    tick: int
-    state: str
-    outcome: str
-    actions: list[FlowActionOut]
-    elapsed_ms: float
-
-
-class FlowOut(TypedDict):
-    """How the flow ended (status done/stopped/error and why), its results and its ticks."""
-
-    flow: str
-    status: str
-    reason: str
-    state: str
-    results: list[dict[str, Any]]
-    ticks: list[FlowTickOut]
-    history: list[str]
-    tried: list[str]
-    cursor: str | None
-    budget: int
-    elapsed_ms: float
-
-
-def item_out(item: Item) -> ItemOut:
-    """An Item as the get/now tools return it."""
-    return ItemOut(
-        id=item.id,
-        version=item.version,
-        versions=item.versions,
-        offset=item.offset,
-        text=item.text,
-        summary=item.summary,
-        tags=dict(item.tags),
-        created=item.created,
-        updated=item.updated,
-        part=item.part,
-        pending=item.pending,
-    )
-
-
-def find_out(found: FindResult) -> FindOut:
-    """A FindResult as the find tool returns it (each hit with its score provenance)."""
-    hits = [
-        HitOut(
-            id=h.id,
-            matched=h.matched,
-            version=h.version,
-            score=h.score,
-            similarity=h.similarity,
-            decay=h.decay,
-            scores=dict(h.scores),
-            summary=h.summary,
-            tags=dict(h.tags),
-            updated=h.updated,
-            part=h.part,
-            duplicates=list(h.duplicates),
-        )
-        for h in found.hits
-    ]
-    return FindOut(
-        query=found.query,
-        mode=found.mode,
-        hits=hits,
-        searched=found.searched,
-        notes=list(found.notes),
-        hidden=dict(found.hidden),
-    )
-
-
-def context_out(ctx: ContextResult) -> ContextOut:
-    """A ContextResult as the context tool's structured result."""
-    passages = [
-        PassageOut(
-            id=p.id,
-            matched=p.matched,
-            text=p.text,
-            score=p.score,
-            tokens=p.tokens,
-            truncated=p.truncated,
-        )
-        for p in ctx.passages
-    ]
-    return ContextOut(
-        query=ctx.query,
-        text=ctx.text,
-        tokens=ctx.tokens,
-        budget=ctx.budget,
-        passages=passages,
-        dropped=ctx.dropped,
-        below_min_score=ctx.below_min_score,
-        notes=list(ctx.notes),
-    )
-
-
-def flow_out(result: FlowResult) -> FlowOut:
-    """A FlowResult with each tick summarised (its actions without their bulky outputs)."""
-    searched = {id(a) for t in result.ticks for a in t.searches}
-    ticks = [
-        FlowTickOut(
-            tick=t.tick,
-            state=t.state,
-            outcome=t.outcome,
-            actions=[
-                FlowActionOut(
-                    rule=a.rule,
-                    action=a.action,
-                    query=a.args.get("query") if isinstance(a.args.get("query"), str) else None,
-                    results=len(a.output["results"]) if id(a) in searched else None,
-                )
-                for a in t.actions
-            ],
-            elapsed_ms=t.elapsed_ms,
-        )
-        for t in result.ticks
-    ]
-    return FlowOut(
-        flow=result.flow,
-        status=result.status,
-        reason=result.reason,
-        state=result.state,
-        results=result.results,
-        ticks=ticks,
-        history=result.history,
-        tried=result.tried,
-        cursor=result.cursor,
-        budget=result.budget,
-        elapsed_ms=result.elapsed_ms,
-    )
+FORGET = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
 
 
 def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
     """Add the tools to `server`; each runs its store calls through `access`."""
     wb = access.wb
 
-    def tool(annotations: ToolAnnotations) -> Callable[[F], F]:
+    def tool(annotations: ToolAnnotations, name: str | None = None) -> Callable[[F], F]:
         def add(fn: F) -> F:  # the docstring, dedented, is what agents read
             server.add_tool(
-                fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations
+                fn,
+                name=name,
+                description=inspect.cleandoc(fn.__doc__ or ""),
+                annotations=annotations,
             )
             return fn
 
@@ -279,7 +93,7 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
     ) -> PutOut:
         """Store a note in the keepui memory. An existing id gets a new version (the previous
         one is kept); the same text and tags again change nothing (action "unchanged")."""
-        done = await access.tool(wb.put, text, id=id, tags=tags, summary=summary)
+        done = await access.tool("put", wb.put, text, id=id, tags=tags, summary=summary)
         return PutOut(id=done.id, version=done.version, action=done.action)
 
     @tool(READ)
@@ -293,7 +107,31 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
         ],
     ) -> ItemOut:
         """Read one document (or an older version, or a part): text, summary, tags, times."""
-        return item_out(await access.tool(wb.get, address))
+        return item_out(await access.tool("get", wb.get, address))
+
+    @tool(READ, name="list")
+    async def list_documents(
+        prefix: Annotated[
+            str | None,
+            Field(
+                description='Only ids starting with this, e.g. "meeting-" (system documents, '
+                'ids starting ".", are listed only for a prefix starting ".").'
+            ),
+        ] = None,
+        tags: Tags = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most documents.")] = 20,
+        sort: Annotated[
+            Sort,
+            Field(description="updated (newest first, default), created, accessed or id."),
+        ] = "updated",
+    ) -> ListOut:
+        """Browse the memory: current documents by id prefix and tags (no query, no ranking),
+        each with its summary, tags, times and how many versions it has; `more` says whether
+        others match too. Read one with `get`."""
+        items = await access.tool(
+            "list", wb.list_items, prefix, tags=tags, sort=sort, limit=limit + 1
+        )
+        return list_out(items, limit)
 
     @tool(READ)
     async def find(
@@ -314,11 +152,17 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
         min_score: Annotated[
             float | None, Field(description="Hide hits scoring under this.")
         ] = None,
+        history: History = False,
+        all: All = False,  # noqa: A002 - the name agents see (the CLI's --all)
     ) -> FindOut:
-        """Search the memory by meaning and words. Each hit carries its score and where it
-        came from (`scores`: dense and bm25 value and rank, fused, recency decay, final) and
-        the address that matched (a version or part); read it with `get`."""
+        """Search the memory by meaning and words. It answers about now: the current version
+        of each document and its parts, filtered by their current tags and times; `history`
+        also searches older versions, `all` the now notes and system documents. Each hit
+        carries its score and where it came from (`scores`: dense and bm25 value and rank,
+        fused, recency decay, final) and the address that matched (a version or part); read
+        it with `get`."""
         found = await access.tool(
+            "find",
             wb.find,
             query,
             tags=tags,
@@ -327,6 +171,8 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
             until=until,
             mode=mode,
             min_score=min_score,
+            history=history,
+            include_system=all,
         )
         return find_out(found)
 
@@ -340,10 +186,14 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
         ] = 2048,
         tags: Tags = None,
         mode: Annotated[Mode | None, Field(description="hybrid (default), dense or bm25.")] = None,
+        history: History = False,
+        all: All = False,  # noqa: A002 - the name agents see (the CLI's --all)
     ) -> Annotated[CallToolResult, ContextOut]:
         """Prompt-ready context for a question: the best passages, each followed by a
-        [Source: ADDRESS] line, within a word budget. Cite the addresses in your answer."""
+        [Source: ADDRESS] line, within a word budget. Cite the addresses in your answer.
+        Current versions only unless `history`; the now notes only with `all`."""
         ctx = await access.tool(
+            "context",
             wb.context,
             query,
             top_k=top_k,
@@ -351,6 +201,8 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
             max_tokens=max_tokens,
             tags=tags,
             mode=mode,
+            history=history,
+            include_system=all,
         )
         out = context_out(ctx)
         text = ctx.text or "\n".join(ctx.notes) or f"no passages for {query!r}"
@@ -382,13 +234,18 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
         if mode:
             params["mode"] = mode
         result = await access.tool(
+            "flow",
             wb.run_flow,
             "query-resolve",
             None if cursor else params,
             budget=budget,
             cursor=cursor,
         )
-        return flow_out(result)
+        out = flow_out(result)
+        out["reason"] = tool_words(out["reason"])  # the engine words these for `keepui flow`
+        for tick in out["ticks"]:
+            tick["outcome"] = tool_words(tick["outcome"])
+        return out
 
     @tool(WRITE)
     async def now(
@@ -404,4 +261,23 @@ def register_tools(server: MCPServer[Any], access: StoreAccess) -> None:
         """Read or replace the working-intentions note: what you are doing now and what is
         next. Replacing keeps the previous text as a version. Before the first write it is
         empty (version 0)."""
-        return item_out(await access.tool(wb.now, text, scope=scope, tags=tags))
+        return item_out(await access.tool("now", wb.now, text, scope=scope, tags=tags))
+
+    @tool(FORGET)
+    async def delete(
+        id: Annotated[  # noqa: A002 - the name agents see
+            str, Field(description="The document's id (not a version or part address).")
+        ],
+        purge: Annotated[
+            bool,
+            Field(description="Remove the document and its whole history, not just one version."),
+        ] = False,
+    ) -> Annotated[CallToolResult, DeleteOut]:
+        """Forget: undo a document's latest version, so the previous one is current again (a
+        document with one version is deleted); `purge` removes it with all its versions.
+        `message` says what happened: reverted to version N, deleted or purged."""
+        out = delete_out(await access.tool("delete", wb.delete, id, purge=purge))
+        return CallToolResult(
+            content=[TextContent(type="text", text=out["message"])],
+            structured_content=dict(out),
+        )

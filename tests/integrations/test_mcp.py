@@ -30,7 +30,7 @@ from keepui.mcp_server import StoreAccess, build_server
 from keepui_engine import Workbench, open_workbench
 
 CALL_S = 60  # every client call and every wait on a child process ends within this
-TOOLS = {"put", "get", "find", "context", "flow", "now"}
+TOOLS = {"put", "get", "list", "find", "context", "flow", "now", "delete"}
 
 NOTES = {
     "db-choice": "We decided to store everything in DuckDB because one file is easy to back up.",
@@ -70,7 +70,7 @@ def text_of(result: CallToolResult) -> str:
 def data(result: CallToolResult) -> dict[str, Any]:
     """The structured result of a tool."""
     assert result.structured_content is not None
-    return result.structured_content
+    return dict(result.structured_content)
 
 
 async def read(client: Client, uri: str) -> str:
@@ -97,8 +97,22 @@ async def test_lists_the_tools_and_resources(server: MCPServer[Any]) -> None:
     ]
     hit_schema = (tools["find"].output_schema or {})["$defs"]["HitOut"]
     assert "scores" in hit_schema["properties"]
+    for name in ("find", "context"):  # issue 22: about now unless asked for the past
+        props = tools[name].input_schema["properties"]
+        assert props["history"]["type"] == props["all"]["type"] == "boolean"
+        assert props["history"]["default"] is props["all"]["default"] is False
+    assert tools["list"].input_schema["properties"]["sort"]["enum"] == [
+        "updated",
+        "created",
+        "accessed",
+        "id",
+    ]
+    assert (tools["find"].output_schema or {})["$defs"]["ArchivedOut"]["properties"]
+    assert "message" in (tools["delete"].output_schema or {})["properties"]
     assert tools["get"].annotations and tools["get"].annotations.read_only_hint
+    assert tools["list"].annotations and tools["list"].annotations.read_only_hint
     assert tools["put"].annotations and not tools["put"].annotations.read_only_hint
+    assert tools["delete"].annotations and tools["delete"].annotations.destructive_hint
     assert resources == ["keepui://now"]
     assert [t.uri_template for t in templates] == ["keepui://{+id}"]
 
