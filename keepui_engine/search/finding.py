@@ -54,9 +54,7 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     # about the past (--history: every version; --as-of: the versions current then).
     current = not q.history and not q.as_of
     allowed = (
-        queries.filter_keys(con, filters, t0, t1, current=current)
-        if filters or t0 or t1
-        else None
+        queries.filter_keys(con, filters, t0, t1, current=current) if filters or t0 or t1 else None
     )
     now = now_aware.replace(tzinfo=None)
     notes = []

@@ -89,7 +89,9 @@ def test_now_notes_only_with_all(aoa: Path) -> None:
     assert "now" in {h["id"] for h in every["hits"]}
     ctx = run_cli(aoa, "context", "message broker failure analysis", "--min-score", "0")
     assert "[Source: now]" not in ctx.stdout
-    ctx_all = run_cli(aoa, "context", "message broker failure analysis", "--min-score", "0", "--all")
+    ctx_all = run_cli(
+        aoa, "context", "message broker failure analysis", "--min-score", "0", "--all"
+    )
     assert "[Source: now]" in ctx_all.stdout
     assert run_cli(aoa, "get", "now").returncode == 0
 
