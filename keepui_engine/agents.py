@@ -22,6 +22,9 @@ class Scope(NamedTuple):
     include_system: bool = False  # the now notes and system documents (find --all)
 
 
+NOW = Scope()  # current research documents only: the default
+
+
 def _positive(value: int, flag: str) -> int:
     if value < 1:
         raise UsageError(f"{flag} {value}: give a whole number of 1 or more.")
@@ -44,7 +47,7 @@ def context(
     tags: list[str] | None,
     mode: str | None,
     header: bool,
-    scope: Scope = Scope(),
+    scope: Scope = NOW,
 ) -> ctx.ContextResult:
     """See `Workbench.context`."""
     _positive(top_k, "--top-k")
@@ -75,7 +78,7 @@ def reflect(
     tags: list[str] | None,
     mode: str | None,
     store_back: bool,
-    scope: Scope = Scope(),
+    scope: Scope = NOW,
 ) -> Reflection:
     """See `Workbench.reflect`."""
     check_kind(kind)

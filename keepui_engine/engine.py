@@ -70,6 +70,7 @@ class Engine:
         self._fulltext: FullText | PgFullText | None = None
         self._summarizer: Summarizer | None = None
         self._live: tuple[int, np.ndarray] | None = None
+        self._current: tuple[int, np.ndarray] | None = None
 
     @property
     def fulltext(self) -> FullText | PgFullText:
@@ -85,6 +86,20 @@ class Engine:
         if self._live is None or self._live[0] != self.store.writes:
             self._live = (self.store.writes, self.store.live_keys())
         return self._live[1]
+
+    def current_keys(self) -> np.ndarray | None:
+        """The keys of every document's current version and its parts, sorted, cached until
+        the next committed write: what a find may return unless asked about the past. None on
+        PostgreSQL, whose channels drop archived keys from what they return instead (reading
+        every current key per find would cost more there than it saves)."""
+        if self.store.dialect != "duckdb":
+            return None
+        if self._current is None or self._current[0] != self.store.writes:
+            got = self.store.con.execute(
+                "SELECT key FROM vector_keys WHERE version = head ORDER BY key"
+            ).fetchnumpy()["key"]
+            self._current = (self.store.writes, np.asarray(got, np.int64))
+        return self._current[1]
 
     def settle(self) -> None:
         """Fold the BM25 tail into the base now, so scores depend on what is stored and not on

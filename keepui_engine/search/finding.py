@@ -56,6 +56,9 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     allowed = (
         queries.filter_keys(con, filters, t0, t1, current=current) if filters or t0 or t1 else None
     )
+    # DuckDB: the channels search only the current keys (one mask, cached per write), so an
+    # archived version never takes a fetched slot; elsewhere `_documents` drops them.
+    scope = engine.current_keys() if current and allowed is None else None
     now = now_aware.replace(tzinfo=None)
     notes = []
     if q.as_of:
@@ -81,19 +84,24 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     if mode != "bm25":
         qvec = query_vector(query, engine.vectors.embed_query)
         if mode == "dense":
-            found, rows = _dense_only(engine, q, qvec, allowed, now, notes, current)
+            within = allowed if scope is None else scope
+            found, rows = _dense_only(engine, q, qvec, within, now, notes, current)
             return _finish(engine, q, found.hits, found, now, rows)
         got: list[object] = []
 
         def dense_search(k: int) -> tuple[np.ndarray, np.ndarray]:
-            keys, sims, *rest = engine.store.index.search(qvec, k, allowed)
+            keys, sims, *rest = engine.store.index.search(
+                qvec, k, allowed if scope is None else scope
+            )
             got[:] = rest
             return keys, sims
 
         dense = _documents(con, dense_search, fetch, current)
         method, considered = got  # type: ignore[assignment]
     # PostgreSQL's BM25 holds postings of live versions only: no key list needed
-    live = engine.live_keys() if engine.fulltext.rebuildable else None
+    live = None
+    if engine.fulltext.rebuildable:
+        live = engine.live_keys() if scope is None else scope
     bm25 = _documents(
         con,
         lambda k: engine.fulltext.search(query, k, live, allowed),  # type: ignore[arg-type]

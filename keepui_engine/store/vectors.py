@@ -40,6 +40,7 @@ class VectorIndex:
         self._live: np.ndarray = np.empty(0, bool)
         self._hnsw: Any = None
         self._order: np.ndarray | None = None
+        self._allowed: tuple[np.ndarray, np.ndarray] | None = None  # the last mask built
 
     # -- files ---------------------------------------------------------------------------
     def _read_meta(self) -> dict[str, Any]:
@@ -172,6 +173,7 @@ class VectorIndex:
         """Mark keys dead (the database row is already gone)."""
         if len(keys):
             self._live &= ~member(self._keys, np.unique(np.asarray(keys, np.int64)))
+            self._allowed = None
 
     def missing(self, keys: np.ndarray) -> np.ndarray:
         """The keys among `keys` that have no live row in the index."""
@@ -243,7 +245,7 @@ class VectorIndex:
             k: How many to return at most.
             allowed: Sorted keys the filters let through, or None for all.
         """
-        mask = self._live if allowed is None else self._live & member(self._keys, allowed)
+        mask = self._live if allowed is None else self._mask_of(allowed)
         considered = int(mask.sum())
         if considered == 0 or k <= 0:
             return np.empty(0, np.int64), np.empty(0, np.float32), "exact", considered
@@ -261,6 +263,15 @@ class VectorIndex:
         top = _top(sims, min(k, considered))
         rows = top if pos is None else pos[top]
         return self._keys[rows], sims[top].astype(np.float32), "exact", considered
+
+    def _mask_of(self, allowed: np.ndarray) -> np.ndarray:
+        """Live rows whose key is allowed; the last mask is reused while the same key array
+        (the engine's current keys, replaced after every write) comes back."""
+        got = self._allowed
+        if got is None or got[0] is not allowed or len(got[1]) != len(self._keys):
+            got = (allowed, self._live & member(self._keys, allowed))
+            self._allowed = got
+        return got[1]
 
     def _search_hnsw(
         self, hnsw: Any, q: np.ndarray, k: int, mask: np.ndarray
