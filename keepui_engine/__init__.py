@@ -19,6 +19,7 @@ from keepui_engine.errors import (
 from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
 from keepui_engine.inputs import looks_like_path, now_id, source_kind
 from keepui_engine.interrupts import install as install_interrupts
+from keepui_engine.private import use_private_umask
 from keepui_engine.search.evaluation import EvalResult, evaluate, write_runs
 from keepui_engine.search.searches import compare_results
 from keepui_engine.store.pg_local import start_local_postgres
@@ -108,6 +109,7 @@ __all__ = [
     "VersionInfo",
     "Workbench",
     "install_interrupts",
+    "use_private_umask",
     "load_settings",
     "looks_like_path",
     "open_workbench",

@@ -10,6 +10,7 @@ from typing import Any
 
 from keepui_engine.errors import ConfigError
 from keepui_engine.pg_url import is_url
+from keepui_engine.private import make_private_dir
 
 CONFIG_NAME = "keepui.toml"
 
@@ -280,7 +281,7 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
         if not create:
             return Settings(store=root)
         try:
-            root.mkdir(parents=True, exist_ok=True)
+            make_private_dir(root)
             tmp = path.with_suffix(".toml.tmp")
             tmp.write_text(DEFAULT_TOML, encoding="utf-8")
             os.replace(tmp, path)

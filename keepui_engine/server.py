@@ -8,6 +8,8 @@ import os
 import select
 import socket
 import socketserver
+import stat
+import struct
 import tempfile
 import threading
 from collections.abc import Callable
@@ -21,19 +23,69 @@ MAX_LINE = 256 * 1024 * 1024
 
 
 def socket_path(store: Path) -> Path:
-    """Where the store's socket lives (a short temp path when the store path is too long)."""
+    """Where the store's socket lives: in the store, or, when that path is too long for a
+    Unix socket, in a directory only this user can write (see `private_run_dir`)."""
     path = store / SOCKET_NAME
     if len(str(path)) < 100:
         return path
     digest = hashlib.sha256(str(store).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"keepui-{os.getuid()}-{digest}.sock"
+    return private_run_dir() / f"{digest}.sock"
+
+
+def private_run_dir() -> Path:
+    """A directory for sockets that only this user can create files in: `$XDG_RUNTIME_DIR/
+    keepui`, else `~/.cache/keepui/run`, else (when that path is too long for a socket)
+    `/tmp/keepui-UID`; created 0700, and refused unless it is ours, not a symlink, and closed
+    to everyone else (another user could otherwise create our socket first and read what we
+    send it)."""
+    candidates = []
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).is_absolute():
+        candidates.append(Path(runtime) / "keepui")
+    candidates.append(Path.home() / ".cache" / "keepui" / "run")
+    candidates.append(Path(tempfile.gettempdir()) / f"keepui-{os.getuid()}")
+    for path in candidates:
+        if len(str(path)) < 80:
+            return _checked_private_dir(path)
+    return _checked_private_dir(candidates[-1])
+
+
+def _checked_private_dir(path: Path) -> Path:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the socket directory {path}: {exc}. Use a shorter --store path."
+        ) from exc
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"{path} is not a directory: refusing to put the store socket there.")
+    if info.st_uid != os.getuid():
+        raise StoreError(
+            f"{path} belongs to user {info.st_uid}, not to you: another user may be trying to "
+            "intercept keepui's socket. Remove it (as its owner or root), or use a shorter "
+            "--store path."
+        )
+    if info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
 
 
 def connect(store: Path, timeout: float = 600.0) -> socket.socket | None:
-    """A connection to the store's server, or None when no server answers."""
+    """A connection to the store's server, or None when no server answers.
+
+    Raises:
+        StoreError: The socket, or the process behind it, belongs to another user: nothing
+            is sent to it.
+    """
     path = socket_path(store)
-    if not path.exists():
+    try:
+        info = os.lstat(path)
+    except OSError:
         return None
+    if info.st_uid != os.getuid():
+        raise _impostor(path, f"the socket file belongs to user {info.st_uid}")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
@@ -41,7 +93,30 @@ def connect(store: Path, timeout: float = 600.0) -> socket.socket | None:
     except OSError:
         sock.close()
         return None
+    uid = peer_uid(sock)
+    if uid is not None and uid != os.getuid():
+        sock.close()
+        raise _impostor(path, f"the process serving it runs as user {uid}")
     return sock
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The user id of the process at the other end of a Unix socket (Linux's SO_PEERCRED);
+    None where the platform cannot tell."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return int(uid)
+
+
+def _impostor(path: Path, why: str) -> StoreError:
+    return StoreError(
+        f"refusing to talk to {path}: {why}, not to you, so it is not your keepui server and "
+        "nothing was sent to it. Remove that file (as its owner or root) and run the command "
+        "again."
+    )
 
 
 class Retry(Exception):
@@ -86,6 +161,9 @@ class _Handler(socketserver.StreamRequestHandler):
     timeout = 60
 
     def handle(self) -> None:
+        uid = peer_uid(self.request)
+        if uid is not None and uid not in (os.getuid(), 0):
+            return  # another user's process: it gets nothing (the socket is 0600 anyway)
         line = self.rfile.readline(MAX_LINE)
         if not line:
             return

@@ -23,6 +23,9 @@ def one_blas_thread() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and map failures to exit codes (never a traceback, never a silent exit)."""
     one_blas_thread()
+    from keepui_engine import use_private_umask
+
+    use_private_umask()  # every file keepui writes (store, WAL, logs, exports) is the user's
     args = sys.argv[1:] if argv is None else argv
     from keepui.cli.output import json_wanted
 

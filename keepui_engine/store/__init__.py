@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import interrupts
+from keepui_engine import interrupts, private
 from keepui_engine.errors import StoreError
 from keepui_engine.store import documents
 from keepui_engine.store.schema import migrate
@@ -71,6 +71,7 @@ class Store:
         self.lock = threading.RLock()
         try:
             self.con = duckdb.connect(str(root / DB_NAME))
+            private.tighten(root)
             self.writes = 0  # committed transactions: lets readers cache what writes change
             migrate(self.con)
         except duckdb.Error as exc:
