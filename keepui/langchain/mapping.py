@@ -9,8 +9,11 @@ A LangGraph item `(namespace, key) -> value` becomes one keepui document:
 - tags: `lg_collection=COLLECTION`, one tag per namespace label (the i-th label under
   `namespace_keys[i]`, or `ns{i}` beyond them), `lg_key=KEY` and `lg_index=off` for items put
   with `index=False`; so `keepui find -t user=alice` sees the same items as the namespace.
-- text (what keepui embeds and BM25 indexes): the value's string fields, one per line, or the
-  texts at the `index` paths; the value's JSON when it has no text.
+- text (what keepui embeds and BM25 indexes): the value's string fields, one per line; or,
+  with `index` paths, the texts at those paths, one per line, each also a part of its own
+  (`ID@P{N}`, kind `field`, titled by its path) with its own vector and BM25 entry, as
+  LangGraph's stores embed each field. The value's JSON when it has no text; a value with no
+  text at its `index` paths is stored as not indexed (LangGraph gives it no vector either).
 - summary: the record `{"value": ..., "namespace": [...], "key": ...}` as JSON; the value
   round-trips through it exactly (list_items and search hits carry summaries, so reading an
   item never needs its text).
@@ -163,17 +166,44 @@ def record_json(namespace: Sequence[str], key: str, value: Mapping[str, Any]) ->
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
-def embed_text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
-    """What keepui embeds for a value: the texts at `fields`, else every string in it.
+@dataclass(frozen=True)
+class Indexed:
+    """What keepui stores for a value's text.
+
+    Attributes:
+        text: The document's text (every indexed text, one per line).
+        blocks: One `field` block per text at the `index` paths (PutSpec.blocks), so each is
+            a part of its own; None when the value's strings are embedded together.
+        has_text: False when there was no text at the `index` paths (the text is then the
+            value's JSON, and the item is not indexed).
+    """
+
+    text: str
+    blocks: list[dict[str, Any]] | None
+    has_text: bool = True
+
+
+def indexed_text(value: Mapping[str, Any], fields: Sequence[str] | None) -> Indexed:
+    """What keepui embeds for a value: the texts at `fields` (one part each), else every
+    string in it (together, as one text).
 
     Falls back to the value's JSON when that leaves nothing (keepui stores no empty text).
     """
     if fields is None:
-        texts = list(_strings(value))
-    else:
-        texts = [t for path in fields for t in get_text_at_path(value, path)]
-    text = "\n".join(t.strip() for t in texts if t.strip())
-    return text or json.dumps(dict(value), ensure_ascii=False, sort_keys=True)
+        texts = [t.strip() for t in _strings(value) if t.strip()]
+        if texts:
+            return Indexed("\n".join(texts), None)
+        return Indexed(json.dumps(dict(value), ensure_ascii=False, sort_keys=True), None)
+    found = [
+        (path, t.strip()) for path in fields for t in get_text_at_path(value, path) if t.strip()
+    ]
+    if not found:
+        return Indexed(json.dumps(dict(value), ensure_ascii=False, sort_keys=True), None, False)
+    blocks = [
+        {"text": text, "kind": "field", "index": i, "title": path}
+        for i, (path, text) in enumerate(found, 1)
+    ]
+    return Indexed("\n".join(t for _, t in found), blocks)
 
 
 def _strings(obj: Any) -> list[str]:

@@ -10,15 +10,17 @@ Semantics, where keepui and LangGraph differ:
   (keepui's plain delete would revert to the previous version, and the item would come back).
 - Overwrite: a new keepui version (`keepui history ID` shows the item's past values);
   `created_at` stays the first put's time. Putting the same value again changes nothing.
-- `index=False`: the item is stored, read and filtered as usual but left out of searches with
-  a `query` (keepui embeds every text, so it is hidden from them instead). `index=[paths]`
-  embeds the texts at those paths instead of the value's strings.
-- Search without `query`: newest first (by `updated_at`). With `query`: keepui's `find`
-  (the store's search mode) over the namespace's tags, ranked by keepui's score; hits come back
-  for their current value even when an older version or a part matched best, and items with no
-  evidence for the query (no shared word, no closer in meaning than unrelated text) are not
-  returned. Filters are applied to current values after the search, which is over-fetched
-  until `offset + limit` items pass or the candidates run out.
+- `index=False`: the item is stored, read and filtered as usual, and a `query` search gives it
+  no score: it comes after the scored items, with `score=None`, when they leave room under
+  `limit` (as LangGraph's stores do). `index=[paths]` embeds the texts at those paths, each as
+  a part of its own (see `keepui.langchain.mapping`), so an item scores by its best field.
+- Search without `query`: newest first (by `updated_at`). With `query`: keepui's find (the
+  store's search mode) over the current values in the namespace's tags, ranked by relevance
+  (see `KeepuiStore` for what `score` is); every item that passes the filter is returned up to
+  `limit`, with no evidence or a little (as LangGraph's stores do), unless `min_score` is set.
+  A hit on a part comes back with the item's current value. Filters are applied to current
+  values after the search, which is over-fetched until `offset + limit` items pass or the
+  candidates run out.
 - Ops in one batch run in order (a get after a put sees it); consecutive puts are written in
   one `put_many` (the last put of a (namespace, key) wins). TTLs are not supported.
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,13 +46,20 @@ from langgraph.store.base import (
 )
 
 from keepui.langchain.filters import matches, namespace_matches
-from keepui.langchain.mapping import Layout, Record, embed_text, record_json
-from keepui_engine import NotFound, PutSpec, StoreError, open_workbench
+from keepui.langchain.mapping import (
+    INDEX_TAG,
+    NOT_INDEXED,
+    Layout,
+    Record,
+    indexed_text,
+    record_json,
+)
+from keepui_engine import FindQuery, NotFound, PutSpec, StoreError, Workbench, open_workbench
 
 if TYPE_CHECKING:
     import os
 
-    from keepui_engine import Hit, Workbench
+    from keepui_engine import Hit
     from keepui_engine import Item as KeepuiItem
 
 ALL = 1_000_000_000  # "no limit" for list_items
@@ -59,19 +69,43 @@ _PutKey = tuple[tuple[str, ...], str]
 class KeepuiStore(BaseStore):
     """A LangGraph store whose items are keepui documents, searchable by meaning.
 
+    `SearchItem.score` of a `query` search is keepui's relevance of the item's current value
+    (its best field with `index=[paths]`), higher is better, rounded to 6 decimals (the
+    vectors are float32); what it measures depends on the search mode:
+
+    - hybrid (keepui's default, with `[search] fusion = "score"`): the mean of the cosine
+      similarity (a negative one counts 0) and the words' BM25 score converted to cosine units
+      for this query. 0 means no evidence (no query word, and no closer in meaning than
+      unrelated text); a close match in meaning that shares no word scores half its cosine;
+      a text equal to the query about 1. Not capped, but rarely above 1.
+      (`fusion = "rrf"` scores by ranks instead: at most 2/61 with the default settings.)
+    - dense: the cosine similarity, -1 to 1, as LangGraph's own stores report.
+    - bm25: the BM25 score, 0 (no query word) upwards, unbounded.
+
+    Unlike `keepui find`, recency does not count (LangGraph's scores are similarities, so an old
+    memory does not fade; of equal scores the newest comes first), and an item put with
+    `index=False` (or with no text at its index paths) has `score=None`.
+
     Args:
-        workbench: The keepui store to use (owned or a client of `keepui serve`).
+        workbench: The keepui store to use (owned or a client of `keepui serve`); to open a
+            store directory, use `KeepuiStore.from_store(path)`.
         namespace_keys: Tag keys for the first namespace labels, e.g. ("user", "project"):
             ("alice", "p1") is then tagged user=alice, project=p1; further labels get `ns2`,
             `ns3`, ... (their position). `keepui find -t user=alice` sees the same items.
         collection: First segment of every id and value of the `lg_collection` tag; two
             KeepuiStores with different collections share a keepui store without mixing.
-        index_fields: Paths of the value to embed by default (LangGraph path syntax, e.g.
-            ["text", "notes[*].body"]); None embeds every string in the value.
+        index_fields: Paths of the value to embed by default, each as its own vector
+            (LangGraph path syntax, e.g. ["text", "notes[*].body"]); None embeds every string
+            in the value together.
         search_mode: keepui search mode for `query` searches (dense, bm25 or hybrid); None
             means the store's keepui.toml.
-        min_score: Hide `query` hits scoring below this; None means the store's keepui.toml.
+        min_score: Leave out `query` results scoring below this (and those with no score);
+            None (default) returns every item that passes the filter, up to `limit`.
+            keepui.toml's `[search] min_score` does not apply here.
         close_workbench: Close the workbench in `close()` (set by `from_store`).
+
+    Raises:
+        TypeError: `workbench` is not a keepui Workbench.
     """
 
     supports_ttl = False
@@ -87,6 +121,11 @@ class KeepuiStore(BaseStore):
         min_score: float | None = None,
         close_workbench: bool = False,
     ) -> None:
+        if not isinstance(workbench, Workbench):
+            raise TypeError(
+                f"KeepuiStore needs a keepui Workbench, not {type(workbench).__name__}; "
+                "to open a store directory, use KeepuiStore.from_store(path)."
+            )
         self.workbench = workbench
         self.layout = Layout(collection, tuple(namespace_keys))
         self.index_fields = None if index_fields is None else list(index_fields)
@@ -184,12 +223,16 @@ class KeepuiStore(BaseStore):
         if not namespace:
             raise ValueError("a LangGraph namespace needs at least one label.")
         fields = self.index_fields if op.index is None or op.index is False else list(op.index)
+        indexed = indexed_text(value, fields)
         return PutSpec(
-            embed_text(value, fields),
+            indexed.text,
             id=self.layout.doc_id(namespace, op.key),
-            tags=self.layout.tags(namespace, op.key, indexed=op.index is not False),
+            tags=self.layout.tags(
+                namespace, op.key, indexed=op.index is not False and indexed.has_text
+            ),
             summary=record_json(namespace, op.key, value),
             source="langgraph",
+            blocks=indexed.blocks,
         )
 
     # -- reading ----------------------------------------------------------------------------------
@@ -231,38 +274,59 @@ class KeepuiStore(BaseStore):
             )
 
         if op.query:
-            ranked = self._ranked(op.query, tags, want, keep)
+            ranked: list[tuple[Record, float | None]] = []
+            ranked += self._ranked(op.query, tags, want, keep)
+            if len(ranked) < want and self.min_score is None:  # room for the unscored
+                unscored = self._listed([*tags, f"{INDEX_TAG}={NOT_INDEXED}"], want, keep)
+                ranked += [(rec, None) for rec in unscored[: want - len(ranked)]]
             return [_search_item(rec, score) for rec, score in ranked[offset:want]]
-        fetch = want if not op.filter else max(want * 4, 64)
+        return [_search_item(rec, None) for rec in self._listed(tags, want, keep)[offset:want]]
+
+    def _listed(
+        self, tags: list[str], want: int, keep: Callable[[Record | None], bool]
+    ) -> list[Record]:
+        """Newest first, over-fetched until `want` records pass `keep` or none are left."""
+        fetch = max(want * 4, 64)
         while True:
             items = self.workbench.list_items(None, tags=tags, sort="updated", limit=fetch)
-            kept = [rec for rec in map(self._record, items) if keep(rec)]
+            kept = [rec for rec in map(self._record, items) if rec is not None and keep(rec)]
             if len(kept) >= want or len(items) < fetch:
-                break
+                return kept
             fetch *= 4
-        return [_search_item(rec, None) for rec in kept[offset:want] if rec is not None]
 
     def _ranked(
         self, query: str, tags: list[str], want: int, keep: Callable[[Record | None], bool]
     ) -> list[tuple[Record, float]]:
-        """Over-fetch keepui's ranking until `want` records pass `keep` or it runs dry."""
+        """Indexed records by relevance, best first, over-fetched from keepui's find until
+        `want` pass `keep` (and `min_score`) or the candidates run out."""
+        # find cuts its candidates after recency decay, so an item much older than `fetch`
+        # others can miss the cut here even when it is the most relevant (issue 22)
         fetch = max(want * 3, 30)
         while True:
-            found = self.workbench.find(
-                query,
-                tags=tags,
-                limit=fetch,
-                mode=self.search_mode,
-                min_score=self.min_score,
-                dedup=False,  # near-identical memories are still distinct items
+            found = self.workbench.find_query(
+                FindQuery(
+                    query,
+                    tags,
+                    limit=fetch,
+                    mode=self.search_mode,
+                    min_score=-math.inf,  # keepui.toml's threshold is not the adapter's
+                    dedup=False,  # near-identical memories are still distinct items
+                    rerank="relevance",
+                    keep_weak=True,  # LangGraph returns every item that passes the filter
+                )
             )
-            kept = []
+            kept: list[tuple[Record, float, str]] = []
             for hit in found.hits:
+                score = relevance(hit)
+                if self.min_score is not None and score < self.min_score:
+                    continue
                 rec = self._hit_record(hit)
                 if rec is not None and rec.indexed and keep(rec):
-                    kept.append((rec, hit.score))
+                    kept.append((rec, score, hit.updated))
             if len(kept) >= want or len(found.hits) < fetch:
-                return kept
+                kept.sort(key=lambda r: r[2], reverse=True)  # ties of relevance: newest first
+                kept.sort(key=lambda r: r[1], reverse=True)
+                return [(rec, score) for rec, score, _ in kept]
             fetch *= 4
 
     def _hit_record(self, hit: Hit) -> Record | None:
@@ -285,6 +349,18 @@ class KeepuiStore(BaseStore):
             found = {ns[: op.max_depth] for ns in found}
         offset = max(op.offset, 0)
         return sorted(found)[offset : offset + max(op.limit, 0)]
+
+
+SCORE_DIGITS = 6  # keepui's vectors are float32: the digits past this are rounding noise
+
+
+def relevance(hit: Hit) -> float:
+    """A find hit's relevance before recency decay: the fused score (hybrid), else the one
+    channel's score (the cosine in dense mode, BM25 in bm25 mode), to SCORE_DIGITS decimals
+    (so the same text scores the same, whichever row of the index holds it)."""
+    scores = hit.scores
+    value = next((v for v in map(scores.get, ("fused", "dense", "bm25")) if v is not None), None)
+    return round(float(hit.score if value is None else value), SCORE_DIGITS)
 
 
 def _search_item(rec: Record, score: float | None) -> SearchItem:

@@ -1,6 +1,7 @@
 """Split a long document into parts: by structure first, then by size with overlap.
 
-Pages and slides are hard boundaries (one part each, split further only when too long);
+Pages, slides and fields (a caller's own parts, e.g. each indexed field of a LangGraph value)
+are hard boundaries (one part each, split further only when too long);
 headings and paragraphs are soft: consecutive small ones merge up to the chunk size, as in
 the OpenJarvis chunking pipeline. Sizes count whitespace tokens.
 """
@@ -11,7 +12,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-HARD = ("page", "slide")
+HARD = ("page", "slide", "field")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
 
@@ -21,7 +22,8 @@ class Block:
 
     Attributes:
         text: Its text.
-        kind: page, slide, heading (a heading and what follows it), paragraph, table or body.
+        kind: page, slide, field (a part the caller chose), heading (a heading and what
+            follows it), paragraph, table or body.
         index: 1-based page or slide number, or running number.
         title: Heading or slide title, when known.
     """
@@ -162,7 +164,7 @@ def _group(blocks: list[Block], chunk_size: int, min_size: int) -> list[list[Blo
 
 def _position(group: list[Block]) -> str:
     first, last = group[0], group[-1]
-    noun = {"page": "page", "slide": "slide"}.get(first.kind, "section")
+    noun = {"page": "page", "slide": "slide", "field": "field"}.get(first.kind, "section")
     if first.index == last.index:
         return f"{noun} {first.index}"
     return f"{noun}s {first.index}-{last.index}"

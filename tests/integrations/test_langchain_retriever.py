@@ -66,6 +66,27 @@ def test_tag_filter_k_and_min_score(wb: Workbench) -> None:
     assert KeepuiRetriever(workbench=wb, min_score=10.0).invoke("sourdough") == []
 
 
+def test_search_kwargs_of_one_call(wb: Workbench) -> None:
+    seed(wb)
+    retriever = KeepuiRetriever(workbench=wb, k=3)
+    assert len(retriever.invoke("sourdough glacier")) == 3
+    assert len(retriever.invoke("sourdough glacier", k=1)) == 1
+    notes = retriever.invoke("sourdough glacier", filter_tags=["kind=note"], mode="bm25")
+    assert {d.metadata["id"] for d in notes} == {"bake", "walk"}
+    assert retriever.invoke("sourdough", min_score=10.0) == []
+    assert len(retriever.invoke("sourdough glacier")) == 3  # the fields are unchanged
+    with pytest.raises(TypeError, match="k, filter_tags, mode, min_score"):
+        retriever.invoke("sourdough", top_k=1)
+    with pytest.raises(ValueError, match="k=0"):
+        retriever.invoke("sourdough", k=0)
+
+
+async def test_async_search_kwargs(wb: Workbench) -> None:
+    seed(wb)
+    docs = await KeepuiRetriever(workbench=wb, k=3).ainvoke("bake sourdough loaf", k=1)
+    assert [d.metadata["id"] for d in docs] == ["bake"]
+
+
 async def test_async_retrieval(wb: Workbench) -> None:
     seed(wb)
     docs = await KeepuiRetriever(workbench=wb, k=2).ainvoke("bake sourdough loaf")

@@ -66,3 +66,26 @@ def test_the_retriever_by_meaning_within_a_user(store: KeepuiStore) -> None:
     docs = retriever.invoke("string instrument hobby")
     assert docs[0].page_content == "Alice plays the cello in an amateur orchestra."
     assert docs[0].metadata["id"] == "langgraph/alice/prefs/music"
+
+
+def test_an_overwritten_memory_is_searched_by_its_new_value(store: KeepuiStore) -> None:
+    memory = KeepuiStore(store.workbench, namespace_keys=("user", "kind"), collection="rewrite")
+    ns, query = ("alice", "prefs"), "who never eats meat or fish?"
+    memory.put(ns, "diet", {"text": "Alice is vegetarian and never eats meat or fish."})
+    memory.put(ns, "music", {"text": "Alice plays the cello in an amateur orchestra."})
+    before = memory.search(ns, query=query)
+    assert before[0].key == "diet" and before[0].score is not None
+    memory.put(ns, "diet", {"text": "Alice now eats steak and grilled salmon every week."})
+    after = {h.key: h for h in memory.search(ns, query=query)}
+    assert after["diet"].value["text"].startswith("Alice now eats steak")
+    score = after["diet"].score
+    assert score is not None and score < before[0].score - 0.1  # the old value no longer counts
+
+
+def test_weak_memories_fill_the_limit_unless_min_score(store: KeepuiStore) -> None:
+    hits = store.search(("alice",), query="which musical instrument", limit=3)
+    assert [h.key for h in hits][0] == "music" and len(hits) == 3
+    # hybrid: no shared word, so half of a cosine of about 0.47; the others share nothing
+    strict = KeepuiStore(store.workbench, namespace_keys=("user", "kind"), min_score=0.1)
+    found = strict.search(("alice",), query="which musical instrument")
+    assert [h.key for h in found] == ["music"]

@@ -105,22 +105,75 @@ def test_delete_purges_every_version(store: KeepuiStore, wb: Workbench) -> None:
     store.delete(NS, "never-stored")  # no error
 
 
-def test_index_false_hides_from_query_search_only(store: KeepuiStore) -> None:
+def test_index_false_is_returned_unscored_after_the_scored(store: KeepuiStore) -> None:
     store.put(NS, "secret", {"text": "passport number kept here"}, index=False)
     store.put(NS, "open", {"text": "passport renewal in May"})
-    assert [i.key for i in store.search(NS, query="passport")] == ["open"]
+    found = store.search(NS, query="passport")
+    assert [(i.key, i.score is None) for i in found] == [("open", False), ("secret", True)]
+    assert [i.key for i in store.search(NS, query="passport", limit=1)] == ["open"]
+    assert [i.key for i in store.search(NS, query="passport", offset=1)] == ["secret"]
+    strict = KeepuiStore(store.workbench, namespace_keys=("user", "project"), min_score=0.0)
+    assert [i.key for i in strict.search(NS, query="passport")] == ["open"]
     assert {i.key for i in store.search(NS)} == {"secret", "open"}
     assert store.get(NS, "secret") is not None
     store.put(NS, "secret", {"text": "passport number kept here"})  # indexed again
-    assert {i.key for i in store.search(NS, query="passport")} == {"secret", "open"}
+    found = store.search(NS, query="passport")
+    assert {i.key for i in found} == {"secret", "open"} and all(i.score for i in found)
 
 
 def test_index_paths_choose_what_is_embedded(store: KeepuiStore, wb: Workbench) -> None:
     value = {"title": "Harbour walk", "body": {"notes": ["gulls", "ferries"]}, "n": 1}
     store.put(NS, "walk", value, index=["title", "body.notes[*]"])
     assert wb.get("langgraph/alice/travel/walk").text == "Harbour walk\ngulls\nferries"
+    parts = wb.parts("langgraph/alice/travel/walk")
+    assert [(p.kind, p.title) for p in parts] == [
+        ("field", "title"),
+        ("field", "body.notes[*]"),
+        ("field", "body.notes[*]"),
+    ]
+    assert [p.text for p in parts] == ["Harbour walk", "gulls", "ferries"]
+    assert wb.get("langgraph/alice/travel/walk@P{2}").text == "gulls"
     store.put(NS, "count", {"n": 1})  # no text at all: the JSON is embedded
     assert wb.get("langgraph/alice/travel/count").text == '{"n": 1}'
+    store.put(NS, "untitled", {"n": 2}, index=["title"])  # no text at its paths: unscored
+    found = store.search(NS, query="harbour gulls")
+    assert found[0].key == "walk" and found[-1].key == "untitled" and found[-1].score is None
+
+
+def test_each_indexed_field_scores_on_its_own(wb: Workbench) -> None:
+    store = KeepuiStore(wb, index_fields=["a", "b", "c"], search_mode="dense")
+    store.put(NS, "one", {"a": "lighthouse keeper", "b": "rye bread", "z": "glacier"})
+    store.put(NS, "two", {"a": "orchestra cello", "b": "tram timetable", "c": "lighthouse keeper"})
+    store.put(NS, "three", {"a": "orchestra cello", "b": "rye bread"})
+    found = store.search(NS, query="lighthouse keeper")
+    assert {i.key for i in found[:2]} == {"one", "two"}
+    assert found[0].score == found[1].score == 1.0  # a dense score is the best field's cosine
+    assert found[2].key == "three" and found[2].score is not None and found[2].score < 1.0
+    glacier = {i.key: i.score for i in store.search(NS, query="glacier")}
+    assert glacier["one"] is not None and glacier["one"] < 1.0  # "z" is not indexed
+    assert len(store.search(NS, query="lighthouse keeper", limit=2)) == 2
+    close = KeepuiStore(wb, min_score=0.99, search_mode="dense")
+    assert {i.key for i in close.search(NS, query="lighthouse keeper")} == {"one", "two"}
+
+
+def test_items_with_weak_evidence_fill_the_limit(store: KeepuiStore) -> None:
+    store.put(NS, "tea", {"text": "green tea with mint"})
+    store.put(NS, "bus", {"text": "night bus timetable"})
+    store.put(NS, "fern", {"text": "fern spores"})
+    found = store.search(NS, query="green tea")
+    assert found[0].key == "tea" and {i.key for i in found} == {"tea", "bus", "fern"}
+    assert found[0].score is not None and all(
+        i.score is not None and 0 <= i.score < found[0].score for i in found[1:]
+    )
+    assert len(store.search(NS, query="green tea", limit=2)) == 2
+    strict = KeepuiStore(store.workbench, namespace_keys=("user", "project"), min_score=0.2)
+    assert [i.key for i in strict.search(NS, query="green tea")] == ["tea"]
+
+
+def test_only_a_workbench_makes_a_store(tmp_path: Path) -> None:
+    for wrong in (tmp_path, str(tmp_path), None):
+        with pytest.raises(TypeError, match=r"KeepuiStore\.from_store\(path\)"):
+            KeepuiStore(wrong)  # type: ignore[arg-type]
 
 
 def test_namespaces_are_isolated(store: KeepuiStore) -> None:
@@ -161,10 +214,12 @@ def test_hits_come_back_with_their_current_value(store: KeepuiStore, wb: Workben
     hits = by_words.search(NS, query="glacier crevasse")
     assert [h.key for h in hits] == ["atlas"] and hits[0].value == long_value
     store.put(NS, "food", {"text": "rye bread recipe"})
+    before = store.search(NS, query="rye bread")[0]
+    assert before.key == "food" and before.score is not None
     store.put(NS, "food", {"text": "tomato soup recipe"})
-    assert wb.find("rye bread").hits[0].version == 1  # the old version matched
-    hits = store.search(NS, query="rye bread")
-    assert (hits[0].key, hits[0].value) == ("food", {"text": "tomato soup recipe"})
+    after = next(h for h in store.search(NS, query="rye bread") if h.key == "food")
+    assert after.value == {"text": "tomato soup recipe"}
+    assert after.score is not None and after.score < before.score  # the old value is not searched
 
 
 def test_batch_runs_in_order(store: KeepuiStore) -> None:
@@ -204,7 +259,9 @@ async def test_async_methods(store: KeepuiStore) -> None:
     got = await store.aget(NS, "a")
     assert got is not None and got.value["n"] == 1
     found = await store.asearch((), query="pizza")
-    assert [i.key for i in found] == ["a"]
+    assert [i.key for i in found] == ["a", "b"]  # "b" has no evidence: after, lower
+    assert found[0].score is not None and found[1].score is not None
+    assert found[0].score > found[1].score
     assert await store.alist_namespaces(prefix=("bob",)) == [("bob",)]
     results = await store.abatch([GetOp(("bob",), "b"), PutOp(("bob",), "b", None)])
     assert results[0].value["n"] == 2 and results[1] is None  # type: ignore[union-attr]
