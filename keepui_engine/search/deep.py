@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from keepui_engine import graph
+from keepui_engine.inputs import is_system_or_now
 from keepui_engine.store import documents, queries
 from keepui_engine.types import FindQuery, FindResult
 
@@ -37,7 +38,11 @@ def head_keys(engine: Operations, ids: list[str]) -> dict[str, int]:
 
 
 def _visible(doc_id: str, row: queries.KeyRow | None = None) -> bool:
-    return not doc_id.startswith(".") and not (row is not None and row.sys.get("_stub"))
+    """A neighbour worth showing: a research document (not a system one nor a now note), and
+    by its current version (the store answers about now)."""
+    if is_system_or_now(doc_id):
+        return False
+    return row is None or (not row.sys.get("_stub") and row.version == row.head_version)
 
 
 def related(
@@ -66,7 +71,7 @@ def related(
     if vec is None or not vec.any():
         return out
     fetch = 4 * per_hit + len(seen) + 30  # the document's own parts and versions come first
-    found_keys, sims, _, _ = index.search(vec, fetch)
+    found_keys, sims, _, _ = index.search(vec, fetch, engine.current_keys())
     rows = queries.hydrate(engine.store.con, found_keys.tolist())
     added = 0
     for key, sim in zip(found_keys.tolist(), sims.tolist(), strict=True):

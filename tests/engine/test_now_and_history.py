@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from keepui_engine import Workbench, open_workbench
+from keepui_engine import FindQuery, Workbench, open_workbench
 
 DRAFT = "Hypothesis: the single point of failure is the message broker everyone depends on."
 REVIEWED = "Finding: the broker is replicated; the real weak spot is the DNS resolver."
@@ -144,3 +144,15 @@ def test_current_parts_are_searched_and_archived_parts_are_not(both: Workbench) 
     assert both.find("avalanche beacon", mode="bm25").hits == []
     old = both.find("avalanche beacon", mode="bm25", history=True).hits
     assert old[0].matched.startswith("guide@V{1}")
+
+
+def test_find_deep_neighbours_are_current_documents(both: Workbench) -> None:
+    both.put("alpha beta gamma notes on the launch", id="a")
+    both.put("alpha beta gamma notes on the launch and more", id="b")
+    both.put("an unrelated shopping list: eggs, milk", id="b")
+    both.now("alpha beta gamma notes on the launch, next step")
+    found = both.find_deep(FindQuery("alpha beta gamma launch", limit=1))
+    related = found.hits[0].related or []
+    assert found.hits[0].id == "a"
+    assert all(r["id"] != "now" for r in related)
+    assert all("alpha" not in r["summary"] for r in related if r["id"] == "b")
