@@ -62,6 +62,26 @@ class Workbench(StoreAccess):
         result: Item = self._call("get", address=address, offset=offset)
         return result
 
+    def resolve_id(self, arg: str, *, whole: bool = False) -> str:
+        """The address a command's ID argument names: itself when stored, else the `file://`
+        id `put` gave the file it names (relative to the working directory), suffix kept.
+
+        Args:
+            arg: An id, `ID@V{N}`/`ID@P{N}`, or a file's path as it was given to `put`.
+            whole: Refuse addresses of a version or a part (tag, del, analyze).
+
+        Raises:
+            NotFound: The file's `file://` id is not stored either (the message names it).
+            UsageError: `whole`, and the argument addresses a version or a part.
+        """
+        from keepui_engine.inputs import resolve_address
+
+        def stored(doc_id: str) -> bool:
+            found = self.list_items(doc_id, sort="id", limit=1, include_system=True)
+            return bool(found) and found[0].id == doc_id  # ids sort by code point
+
+        return resolve_address(arg, stored, whole=whole)
+
     def ingest(
         self,
         targets: list[str],

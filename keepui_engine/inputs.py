@@ -8,9 +8,12 @@ import os
 import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.errors import NotFound, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TAG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 VERSION_SUFFIX = re.compile(r"^(?P<id>.+)@[Vv]\{(?P<n>-?\d+)\}$")
@@ -31,7 +34,11 @@ def content_hash(text: str) -> str:
 
 
 def check_id(doc_id: str) -> str:
-    """Return the id if acceptable, else raise UsageError naming the problem."""
+    """Return the id if acceptable, else raise UsageError naming the problem.
+
+    Address syntax (`@V{`, `@P{`, any case) is refused: `get ID@V{1}` must mean version 1 of
+    ID, never a document whose id ends that way.
+    """
     if not doc_id or doc_id != doc_id.strip():
         raise UsageError(f"id {doc_id!r} is empty or has leading/trailing spaces; give a plain id.")
     if len(doc_id) > MAX_ID:
@@ -42,7 +49,28 @@ def check_id(doc_id: str) -> str:
             f"id {doc_id!r} contains {bad!r}; ids may not contain quotes, "
             "backslashes, backticks, < > | ; or control characters."
         )
+    found = _ADDRESS.search(doc_id)
+    if found:
+        instead = _ADDRESS_PART.sub(lambda m: f"-{m.group(1)}{m.group(2)}", doc_id)
+        raise UsageError(
+            f"id {doc_id!r} contains {found.group()!r}, which keepui reads as an address "
+            "(ID@V{N}: a version of ID, ID@P{N}: a part), so commands would not reach this id. "
+            f"Choose an id without @V{{ or @P{{ (e.g. {instead!r}); other characters are "
+            "allowed except quotes, backslashes, backticks, < > | ; and control characters."
+        )
     return doc_id
+
+
+_ADDRESS = re.compile(r"@[VvPp]\{")
+_ADDRESS_PART = re.compile(r"@([VvPp])\{([^{}@]*)\}?")
+# An address: an id, then `@V{N}` and/or `@P{N}` (well-formed: the parsers below refuse others).
+_ADDRESSED = re.compile(r"^(?P<base>.+?)(?P<suffix>(?:@[Vv]\{-?\d+\})?(?:@P\{\d+\})?)$", re.DOTALL)
+
+
+def split_address(address: str) -> tuple[str, str]:
+    """(id, suffix) of `ID`, `ID@V{N}`, `ID@P{N}` or `ID@V{N}@P{M}`; the suffix may be ''."""
+    m = _ADDRESSED.match(address)
+    return (m.group("base"), m.group("suffix")) if m else (address, "")
 
 
 PART_SUFFIX = re.compile(r"^(?P<id>.+)@P\{(?P<n>[0-9]+)\}$")
@@ -286,6 +314,49 @@ def source_kind(source: str | None) -> str:
         return "dir" if path.is_dir() else "file"
     except OSError:
         return "file"
+
+
+def resolve_address(arg: str, stored: Callable[[str], bool], *, whole: bool = False) -> str:
+    """The address a command's ID argument names: itself when stored (or an address of a
+    stored id), else the `file://` address of the file it names (`sources.file_address`).
+
+    Args:
+        arg: An id, `ID@V{N}`/`ID@P{N}`, or the path of a file as it was given to `put`.
+        stored: Whether a document with exactly this id exists.
+        whole: The command acts on a whole document (tag, del, analyze): refuse addresses of
+            a version or a part.
+
+    Raises:
+        NotFound: The argument names a file whose `file://` id is not stored either.
+        UsageError: `whole`, and the argument is the address of a version or part.
+    """
+    from keepui_engine.ingest.sources import file_address
+
+    base, suffix = split_address(arg)
+    put_as = file_address(arg)
+    if put_as is None and not (whole and suffix):
+        return arg
+    if stored(arg):
+        return arg
+    if put_as is None or (suffix and stored(base)):
+        return _whole(arg, base, suffix, whole)
+    put_base, put_suffix = split_address(put_as)
+    if stored(put_base):
+        return _whole(put_as, base, put_suffix, whole)
+    raise NotFound(
+        f"no document with id {base!r}, nor with {put_base!r}, the id `keepui put` gives "
+        "that file. Put the file first; `keepui list file://` lists the files stored."
+    )
+
+
+def _whole(address: str, base: str, suffix: str, whole: bool) -> str:
+    if whole and suffix:
+        raise UsageError(
+            f"{base + suffix!r} is the address of a version or part of {base!r}, not an id; "
+            f"this command acts on the whole document: give {base!r} (ids cannot contain "
+            "@V{ or @P{)."
+        )
+    return address
 
 
 NOW_ID = "now"

@@ -97,7 +97,7 @@ def render(diff: VersionDiff, context: int = 3) -> None:
 
 
 def diff(
-    doc_id: Annotated[str, typer.Argument(help="Document id, or ID@V{N}.")],
+    doc_id: Annotated[str, typer.Argument(help="Document id, ID@V{N}, or a file's path.")],
     a: Annotated[
         str | None,
         typer.Argument(
@@ -126,7 +126,7 @@ def diff(
         raise UsageError(f"--context {context}: give 0 or more.")
     left, right = parse_version(a, doc_id), parse_version(b, doc_id)
     with open_workbench(store, create=False) as wb:
-        result = wb.diff(doc_id, left, right)
+        result = wb.diff(wb.resolve_id(doc_id), left, right)
     if json_:
         emit_json(result.to_dict())
     else:

@@ -177,7 +177,7 @@ def _print_context(got: dict[str, Any]) -> None:
 
 
 def get(
-    address: Annotated[str, typer.Argument(help="Document id, or ID@V{N} for a version.")],
+    address: Annotated[str, typer.Argument(help="Document id, ID@V{N}, or a file's path.")],
     version: Annotated[
         int | None,
         typer.Option("--version", "-V", help="Version: 0 current, 1 previous, -1 oldest."),
@@ -213,13 +213,14 @@ def get(
         if version is not None:
             raise UsageError("--context shows the current version; drop -V.")
         with open_workbench(store, create=False) as wb:
-            got = wb.get_context(address)
+            got = wb.get_context(wb.resolve_id(address))
         if json_:
             emit_json(got)
         else:
             _print_context(got)
         return
     with open_workbench(store, create=False) as wb:
+        address = wb.resolve_id(address)
         if parts:
             found = wb.parts(address, version)
             if json_:
@@ -309,7 +310,7 @@ def list_(
 
 
 def tag(
-    doc_id: Annotated[str, typer.Argument(help="Document id.")],
+    doc_id: Annotated[str, typer.Argument(help="Document id, or the path of a file put.")],
     tag: TagOpt = None,
     remove: Annotated[
         list[str] | None, typer.Option("--remove", "-r", help="Remove this tag key (repeatable).")
@@ -324,7 +325,7 @@ def tag(
       keepui tag meeting-2026-11-22 -t status=done -r draft
     """
     with open_workbench(store, create=False) as wb:
-        result = wb.tag(doc_id, tags=tag, remove=remove)
+        result = wb.tag(wb.resolve_id(doc_id, whole=True), tags=tag, remove=remove)
     if json_:
         emit_json(result.to_dict())
         return
@@ -333,7 +334,7 @@ def tag(
 
 
 def delete(
-    doc_id: Annotated[str, typer.Argument(help="Document id.")],
+    doc_id: Annotated[str, typer.Argument(help="Document id, or the path of a file put.")],
     purge: Annotated[
         bool, typer.Option("--purge", help="Remove the document and its whole history.")
     ] = False,
@@ -348,7 +349,7 @@ def delete(
       keepui del meeting-2026-11-22 --purge   # remove it with all its versions
     """
     with open_workbench(store, create=False) as wb:
-        result = wb.delete(doc_id, purge=purge)
+        result = wb.delete(wb.resolve_id(doc_id, whole=True), purge=purge)
     if json_:
         emit_json(result.to_dict())
         return

@@ -159,7 +159,7 @@ def ingest(
     for target in targets:
         path = None if is_url(target) else local_path(target)
         if path is not None and path.is_dir():
-            for file, reason in sources.walk(path, globs):
+            for file, reason in sources.walk(path, globs, [settings.store]):
                 if reason:
                     entries.append(IngestEntry(str(file), None, "skipped", None, reason))
                 else:

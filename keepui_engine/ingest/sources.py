@@ -13,10 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from keepui_engine.config import store_exists
 from keepui_engine.errors import UsageError
+from keepui_engine.inputs import is_url, local_path, looks_like_path, split_address
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
 BINARY_SUFFIXES = {
@@ -26,6 +28,9 @@ BINARY_SUFFIXES = {
     ".onnx", ".safetensors", ".woff", ".woff2", ".ttf", ".otf", ".ico", ".mp4", ".mov",
     ".avi", ".mkv", ".gif", ".bmp", ".psd", ".xlsx", ".xls", ".odt", ".ods",
 }  # fmt: skip
+# A store's own files and folders, left out when a folder put is also a store (`--store DIR`).
+STORE_FILES = ("keepui.*", "store.lock", "store.queue", "vectors.*", "eval.json")
+STORE_DIRS = {"bm25"}
 
 
 class FetchError(UsageError):
@@ -92,6 +97,26 @@ def file_uri(path: Path) -> str:
     return "file://" + urllib.parse.quote(raw, safe="/")
 
 
+def file_address(arg: str) -> str | None:
+    """The address `put` gives the file an argument names: `file://` and its absolute path,
+    any `@V{N}`/`@P{N}` suffix kept. None unless the argument is an existing file or looks
+    like a path (URLs, `file://` ids and ids such as `.ignore` are ids already)."""
+    if arg.startswith("file://") or is_url(arg):
+        return None
+    base, suffix = split_address(arg)
+    text, kept = (base, suffix) if suffix and local_path(arg) is None else (arg, "")
+    path = local_path(text)
+    if path is not None and path.is_dir():
+        return None
+    hidden = text.startswith(".") and not text.startswith(("./", "../"))
+    if path is None and (hidden or not looks_like_path(text)):
+        return None
+    try:
+        return file_uri(Path(text).expanduser()) + kept
+    except (OSError, RuntimeError):  # a symlink loop, an unknown ~user
+        return None
+
+
 def path_from_uri(uri: str) -> Path:
     """The path a `file://` URI names, decoded to bytes first so undecodable names round-trip."""
     raw = urllib.parse.unquote_to_bytes(urllib.parse.urlsplit(uri).path)
@@ -103,17 +128,25 @@ def display_name(name: str) -> str:
     return os.fsencode(name).decode("utf-8", errors="replace")
 
 
-def walk(root: Path, exclude: list[str]) -> Iterator[tuple[Path, str | None]]:
+def walk(
+    root: Path, exclude: list[str], stores: Iterable[Path] = ()
+) -> Iterator[tuple[Path, str | None]]:
     """Files under `root` in a stable order, each with a reason to skip it (or None).
 
     Hidden files and folders, `.git`, `node_modules`, `__pycache__`, virtual environments,
     symlinked folders and binaries by suffix are skipped; `exclude` globs match the path
-    relative to `root` or the bare name.
+    relative to `root` or the bare name. A keepui store is never put: a folder below `root`
+    that holds one (or is one of `stores`) is skipped whole, with one reason; when `root` is
+    itself a store, its store files are left out (one reason) and its other files walked.
     """
+    own = {_real(s) for s in stores}
 
     def excluded(rel: str, name: str) -> bool:
         return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in exclude)
 
+    in_store = store_exists(root) or _real(root) in own
+    if in_store:
+        yield root, f"holds a keepui store: its files ({', '.join(STORE_FILES)}) left out"
     for top, dirs, files in os.walk(root, followlinks=False):
         here = Path(top)
         keep = []
@@ -122,10 +155,13 @@ def walk(root: Path, exclude: list[str]) -> Iterator[tuple[Path, str | None]]:
             rel = full.relative_to(root).as_posix()
             if d.startswith(".") or d in SKIP_DIRS or excluded(rel, d):
                 continue
-            if (full / "pyvenv.cfg").exists():
+            if (full / "pyvenv.cfg").exists() or (in_store and here == root and d in STORE_DIRS):
                 continue
             if full.is_symlink():
                 yield full, "symlinked folder (not followed)"
+                continue
+            if store_exists(full) or _real(full) in own:
+                yield full, "a keepui store (never put)"
                 continue
             keep.append(d)
         dirs[:] = keep
@@ -134,10 +170,19 @@ def walk(root: Path, exclude: list[str]) -> Iterator[tuple[Path, str | None]]:
             rel = full.relative_to(root).as_posix()
             if f.startswith(".") or excluded(rel, f):
                 continue
+            if in_store and here == root and any(fnmatch.fnmatch(f, g) for g in STORE_FILES):
+                continue
             if full.suffix.lower() in BINARY_SUFFIXES:
                 yield full, f"binary file ({full.suffix.lower()})"
                 continue
             yield full, None
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):

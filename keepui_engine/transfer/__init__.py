@@ -85,7 +85,7 @@ def import_lines(
     reading = None if progress is None else (lambda n: progress("checking", n, 0))
     header, items, bad = parse(lines, now=datetime.now(UTC).replace(tzinfo=None), on_line=reading)
     if bad and not skip_bad:
-        first = bad[0]
+        first = str(bad[0]).rstrip(".")
         more = f" (and {len(bad) - 1} more bad line(s))" if len(bad) > 1 else ""
         raise UsageError(
             f"{first}{more}; nothing was imported. Fix the line, or import the good lines with "
