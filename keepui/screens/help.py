@@ -24,6 +24,7 @@ purge dead letters.
 |---|---|
 | `/` | the search bar (INPUT); `Enter` runs the search in a new tab, the cursor on its first hit |
 | `↓` / `Tab` in the bar | into the hits (LIST); `Escape` leaves the bar too |
+| `Ctrl+Y` | history on / off: the next searches also search older versions (`+history`) |
 | `Tab` / `Shift+Tab` | next / previous pane: bar, hits, detail, history, mode |
 | `Enter` on a hit | open the document at what matched: its version, its part, the words marked |
 | `[` `]` | previous / next result tab; `w` closes the tab |
@@ -41,15 +42,17 @@ purge dead letters.
 | `Ctrl+R` / `Ctrl+T` | run query-resolve on this tab's query (or the typed text) / step it |
 
 **Rows**: the title (`title` tag, else the file name, else the first words), the id dimmed
-after it (`@V{N}`: an older version matched), then score, sim, bm25, decay and age. A judged
-hit leads with `✓` (grade 1; `✓✓`, `✓✓✓`) or `✗`, and the tab shows `judged 7/20 · nDCG@10
-0.81` under its hits. **Facets** list tag values with counts: values of one key are ORed, keys
-are ANDed; the new tab keeps the same search (or, with no tab open, lists the documents).
+after it (`@V{N}`: an older version matched; `older v2 of 4` in a `+history` tab), then
+score, sim, bm25, decay and age. A judged hit leads with `✓` (grade 1; `✓✓`, `✓✓✓`) or `✗`,
+and the tab shows `judged 7/20 · nDCG@10 0.81` under its hits. **Facets** list tag values
+with counts: values of one key are ORed, keys are ANDed; the new tab keeps the same search
+(or, with no tab open, lists the documents).
 
 **Search syntax**: words, plus filters `tag:key=value` (or `tag:key`), `since:P7D`,
 `since:2026-11-01`, `until:…`, `as:2026-10-01` (the versions current then),
 `mode:dense|bm25|hybrid`, `n:20`, `min:0.3`, `fusion:score|rrf`,
-`rerank:relevance|recency|mix`, `dedup:on|off`.
+`rerank:relevance|recency|mix`, `dedup:on|off`, `history:on|off` (older versions too; by
+default only current versions are searched).
 
 ## Document
 | key | action |

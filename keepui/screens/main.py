@@ -26,7 +26,7 @@ from keepui.widgets.keys import focus_now, list_keys
 from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.search_bar import SearchBar, parse_search
+from keepui.widgets.search_bar import HISTORY_TOOLTIP, SearchBar
 from keepui.widgets.status_bar import StatusBar
 from keepui_engine import FindQuery, Hit, SearchRecord, UsageError, Workbench
 
@@ -47,6 +47,9 @@ class MainScreen(ResultsScreen):
             Binding("tab", "cycle_focus(1)", "Next pane", show=False, priority=True),
             Binding("shift+tab", "cycle_focus(-1)", "Previous pane", show=False, priority=True),
             Binding("h", "toggle_history", "History", show=False),
+            # the search bar's own Ctrl+Y is shown in the footer in INPUT mode; this one keeps
+            # the key (and the palette's command) in LIST mode: toggle, then `/` and type
+            Binding("ctrl+y", "toggle_older", "History", show=False, tooltip=HISTORY_TOOLTIP),
             Binding("c", "compare", "Compare"),
             Binding(
                 "b",
@@ -336,6 +339,10 @@ class MainScreen(ResultsScreen):
         history = self.query_one("#history", HistoryList)
         history.display = not history.display
 
+    def action_toggle_older(self) -> None:
+        """Ctrl+Y: the next searches also search older versions (again: current only)."""
+        self.query_one("#search-bar", SearchBar).action_toggle_older()
+
     def action_rerun(self) -> None:
         """Run the active tab's search again."""
         self.refresh_current()
@@ -369,7 +376,7 @@ class MainScreen(ResultsScreen):
             self.notify("Type a query or run a search first: the flow runs on it.")
             return None
         try:
-            return parse_search(typed, bar.mode, bar.limit)
+            return bar.parse(typed)
         except UsageError as exc:
             self.app.post_message(EngineFailed(exc))
             return None

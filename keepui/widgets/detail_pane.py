@@ -20,7 +20,7 @@ from keepui.widgets.format import (
 from keepui_engine import Hit, Item
 
 PREVIEW_CHARS = 6000
-__all__ = ["DetailPane", "part_line", "query_terms", "score_line"]
+__all__ = ["DetailPane", "older_line", "part_line", "query_terms", "score_line"]
 
 
 def score_line(hit: Hit) -> str:
@@ -36,6 +36,15 @@ def score_line(hit: Hit) -> str:
     fused = f"fused {num(sc.get('fused'))} " if sc.get("fused") is not None else ""
     decay = num(sc.get("decay", hit.decay), 2)
     return f"score {num(hit.score)} = {fused}({' · '.join(parts) or 'no channel'}) × decay {decay}"
+
+
+def older_line(hit: Hit) -> str:
+    """`matched v2 of 4; the current text differs` for a hit on an older version, else ``."""
+    got = hit.archived
+    if not got:
+        return ""
+    differs = "the current text differs" if got.get("text_differs") else "the current tags differ"
+    return f"matched v{got['version']} of {got['of']}; {differs}"
 
 
 def part_line(hit: Hit, item: Item | None = None) -> str:
@@ -82,6 +91,8 @@ class DetailPane(VerticalScroll):
         body = Text()
         where = "" if hit.matched == hit.id else f"   (matched {hit.matched})"
         body.append(hit.id, style="bold").append(where + "\n")
+        if hit.archived:
+            body.append("history ", style=label).append(older_line(hit) + "\n")
         body.append(score_line(hit) + "\n")
         if hit.part:
             body.append("part ", style=label).append(part_line(hit, item) + "\n")
@@ -91,9 +102,10 @@ class DetailPane(VerticalScroll):
         body.append("tags ", style=label).append((" ".join(tags) or "none") + "\n")
         if current is not None and item is not None and current.version != item.version:
             now_tags = " ".join(tag_pairs(current.tags)) or "none"
+            said = "" if hit.archived else f"it matched v{item.version}, an older version; "
             body.append("now ", style=label).append(
-                f"it matched v{item.version}, an older version; the current one is "
-                f"v{current.version} of {current.versions}, tags {now_tags}\n"
+                f"{said}the current one is v{current.version} of {current.versions}, "
+                f"tags {now_tags}\n"
             )
         body.append("created ", style=label).append(short_time(hit.created))
         body.append("  updated ", style=label).append(

@@ -157,23 +157,32 @@ def _first_difference(a: str, b: str) -> int:
     return next((i for i in range(n) if a[i] != b[i]), n)
 
 
+def older_mark(hit: Hit) -> str:
+    """` older v2 of 4` for a hit on an older version (a search with history), else ``."""
+    got = hit.archived
+    return f" older v{got['version']} of {got['of']}" if got else ""
+
+
 def id_suffix(hit: Hit) -> str:
-    """What follows the id: `@V{N}` for an older version, `+N` for folded duplicates."""
-    where = "" if hit.version == 0 else f"@V{{{hit.version}}}"
+    """What follows the id: `@V{N}` for an older version (` older v2 of 4` instead when a
+    search with history says which one: the ordinal, not the offset), `+N` for duplicates."""
+    where = "" if hit.version == 0 or hit.archived else f"@V{{{hit.version}}}"
     dup = f" +{len(hit.duplicates)}" if hit.duplicates else ""
-    return where + dup
+    return where + dup + older_mark(hit)
 
 
 def split_title(hit: Hit, width: int) -> tuple[str, int]:
     """(title shown, cells left for the id and its suffix) in a title column `width` wide.
 
-    The id keeps at least a third of the column (or all it needs); the title takes the rest.
+    The id keeps at least a third of the column (or all it needs), and `older v2 of 4` its
+    whole length; the title takes the rest.
     """
     title = readable_title(hit)
-    need = len(hit.id) + len(id_suffix(hit))
+    older = len(older_mark(hit))
+    need = len(hit.id) + len(id_suffix(hit)) - older
     if title == hit.id:
         return "", width
-    id_min = min(need, max(12, width // 3))
+    id_min = min(need, max(12, width // 3)) + older
     shown = one_line(title, max(width - 2 - id_min, 1))
     return shown, max(width - len(shown) - 2, 1)
 
@@ -191,14 +200,18 @@ def grade_mark(grade: int | None) -> Text:
 
 
 def title_cell(hit: Hit, title: str, short_id: str, width: int, mark: Text | None = None) -> Text:
-    """The title, then the id (and `@V{N}`, `+N` duplicates) dimmed, within `width` cells;
-    a judged hit's grade `mark` first."""
+    """The title, then the id (and `@V{N}`, `+N` duplicates) dimmed and ` older v2 of 4` in
+    italics, within `width` cells; a judged hit's grade `mark` first."""
     text = Text(no_wrap=True, end="", overflow="ellipsis")
     if mark is not None:
         text.append_text(mark)
     if title:
         text.append(title + "  ")
-    text.append(short_id + id_suffix(hit), style="dim")
+    older = older_mark(hit)
+    suffix = id_suffix(hit)
+    text.append(short_id + suffix[: len(suffix) - len(older)], style="dim")
+    if older:
+        text.append(older, style="italic")
     text.truncate(width, overflow="ellipsis")
     return text
 

@@ -8,6 +8,7 @@ from keepui.widgets.facet_filter import Selection, selection_text
 from keepui.widgets.format import one_line
 from keepui.widgets.judged_line import JudgedLine
 from keepui.widgets.result_pane import DEFAULT_WIDTH, ResultPane
+from keepui.widgets.search_bar import HISTORY_MARK
 from keepui_engine import FindQuery, FindResult, SearchRecord
 
 QUERY_CHARS = 18
@@ -17,8 +18,10 @@ FILTER_CHARS = 24
 
 
 def tab_filters(q: FindQuery, facets: Selection | None = None) -> str:
-    """`bm25 · topic=x · since P7D`: the search's filters and mode, short (empty if none)."""
-    parts = [q.mode] if q.mode else []
+    """`+history · bm25 · topic=x · since P7D`: the search's filters and mode, short (empty if
+    none); `+history` (older versions searched too) comes first, so it is never cut off."""
+    parts = [HISTORY_MARK] if q.history else []
+    parts += [q.mode] if q.mode else []
     parts += list(q.tags)
     if facets:
         parts.append(selection_text(facets))
@@ -38,7 +41,8 @@ def tab_label(
     q: FindQuery, number: int, name: str | None = None, facets: Selection | None = None
 ) -> str:
     """`3 auth · bm25`: the tab's number, its name or the start of its query, its filters
-    (`3 tags · project=web|mobile` for documents listed by their tags)."""
+    (`3 auth · +history` when older versions were searched too; `3 tags · project=web|mobile`
+    for documents listed by their tags)."""
     label = f"{number} {one_line(name or q.query or 'tags', QUERY_CHARS)}"
     filters = tab_filters(q, facets)
     return f"{label} · {filters}" if filters else label

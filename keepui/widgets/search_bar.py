@@ -1,4 +1,5 @@
-"""SearchBar: the query input with inline filters (`tag:k=v since:P7D mode:bm25 n:20`), a mode."""
+"""SearchBar: the query input with inline filters (`tag:k=v since:P7D mode:bm25 n:20`), a mode
+and the history toggle."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from datetime import date, datetime
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Input, Select
+from textual.reactive import reactive
+from textual.widgets import Input, Label, Select
 
 from keepui_engine import FindQuery, UsageError
 
@@ -32,9 +35,16 @@ _KEYS = {
     "rerank": "rerank",
     "dedup": "dedup",
     "as": "as_of",
+    "history": "history",
 }
-KNOWN = "tag:k=v, since:, until:, as:, mode:, n:, min:, fusion:, rerank:, dedup:"
+KNOWN = "tag:k=v, since:, until:, as:, mode:, n:, min:, fusion:, rerank:, dedup:, history:"
 PLACEHOLDER = "search…  filters: tag:k=v since:P7D until:2026-12-01 mode:bm25 n:20"
+HISTORY_PLACEHOLDER = "search current and older versions…  (Ctrl+Y: current only)"
+HISTORY_MARK = "+history"
+"""What the bar (and a tab's title) shows when older versions are searched too."""
+HISTORY_TOOLTIP = "History: also search older versions (on / off, for the next searches)"
+"""The toggle's command (Ctrl+Y) in the palette."""
+_ON_OFF = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
 _DURATION = re.compile(r"P(?:\d+[YMWD])*(?:T(?:\d+[HMS])+)?", re.IGNORECASE)
 
 
@@ -58,18 +68,21 @@ def check_moment(value: str) -> str:
     return value
 
 
-def parse_search(text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT) -> FindQuery:
+def parse_search(
+    text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT, history: bool = False
+) -> FindQuery:
     """A FindQuery from the bar's text; `key:value` words are filters, the rest is the query.
 
     Args:
         text: What the user typed.
         mode: The mode selector's value (an inline `mode:` wins); None means keepui.toml's.
         limit: Hits per search unless `n:` says otherwise.
+        history: The history toggle: search older versions too (an inline `history:` wins).
 
     Raises:
         UsageError: A filter value is malformed, or there is nothing to search for.
     """
-    opts: dict[str, object] = {"mode": mode, "limit": limit}
+    opts: dict[str, object] = {"mode": mode, "limit": limit, "history": history}
     tags: list[str] = []
     words: list[str] = []
     pos = 0
@@ -105,6 +118,12 @@ def parse_search(text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT)
             if value.lower() not in ("on", "off", "true", "false", "yes", "no"):
                 raise UsageError(f"dedup:{value}: use dedup:on or dedup:off.")
             opts["dedup"] = value.lower() in ("on", "true", "yes")
+        elif key == "history":
+            if value.lower() not in _ON_OFF:
+                raise UsageError(
+                    f"history:{value}: use history:on (older versions too) or history:off."
+                )
+            opts["history"] = _ON_OFF[value.lower()]
         else:
             opts[key] = value
     words.append(text[pos:])
@@ -132,17 +151,27 @@ def format_search(q: FindQuery) -> str:
         parts.append(f"rerank:{q.rerank}")
     if q.dedup is not None:
         parts.append(f"dedup:{'on' if q.dedup else 'off'}")
+    if q.history:
+        parts.append("history:on")
     return " ".join(parts)
 
 
 class SearchBar(Horizontal):
-    """The search input and the mode selector; Enter posts `SearchBar.Submitted`."""
+    """The search input, the mode selector and the history toggle (Ctrl+Y, shown as
+    `+history` beside the mode); Enter posts `SearchBar.Submitted`."""
 
     DEFAULT_CSS = """
     SearchBar { height: auto; }
     SearchBar #search-input { width: 1fr; }
     SearchBar #search-mode { width: 20; }
+    SearchBar #search-history { width: auto; height: 100%; display: none; }
+    SearchBar.-history #search-history { display: block; }
     """
+
+    BINDINGS = [Binding("ctrl+y", "toggle_older", "History", tooltip=HISTORY_TOOLTIP)]
+
+    history = reactive(False, init=False)
+    """Search older versions too (the toggle; an inline `history:on|off` wins)."""
 
     @dataclass
     class Submitted(Message):
@@ -168,6 +197,7 @@ class SearchBar(Horizontal):
         yield Input(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
         options = [("default mode", "default")] + [(m, m) for m in MODES]
         yield Select(options, value="default", allow_blank=False, id="search-mode")
+        yield Label(HISTORY_MARK, id="search-history")
 
     @property
     def mode(self) -> str | None:
@@ -175,17 +205,37 @@ class SearchBar(Horizontal):
         value = self.query_one("#search-mode", Select).value
         return None if value in ("default", Select.BLANK) else str(value)
 
+    def watch_history(self, history: bool) -> None:
+        """Show the state: `+history` beside the mode, and the placeholder says it."""
+        self.set_class(history, "-history")
+        box = self.query_one("#search-input", Input)
+        box.placeholder = HISTORY_PLACEHOLDER if history else PLACEHOLDER
+
+    def action_toggle_older(self) -> None:
+        """Ctrl+Y: search older versions too, or current versions only (the next searches)."""
+        self.history = not self.history
+
+    def parse(self, text: str) -> FindQuery:
+        """A FindQuery from `text` with the bar's mode, limit and history toggle.
+
+        Raises:
+            UsageError: As `parse_search`.
+        """
+        return parse_search(text, self.mode, self.limit, self.history)
+
     @on(Input.Submitted, "#search-input")
     def _submit(self, event: Input.Submitted) -> None:
         event.stop()
         try:
-            q = parse_search(event.value, self.mode, self.limit)
+            q = self.parse(event.value)
         except UsageError as exc:
             self.post_message(self.Invalid(exc))
             return
         self.post_message(self.Submitted(q))
 
     def set_query(self, q: FindQuery) -> None:
-        """Show a past search in the bar (its mode inline, so the selector goes to default)."""
+        """Show a past search in the bar (its mode and `history:on` inline, so the selector
+        goes to default and the toggle off: Enter runs that search again)."""
         self.query_one("#search-input", Input).value = format_search(q)
         self.query_one("#search-mode", Select).value = "default"
+        self.history = False

@@ -154,14 +154,14 @@ async def test_bad_inline_filter_shows_the_error_dialog(app: KeepuiApp) -> None:
 async def test_hit_rows_show_score_components(app: KeepuiApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await search(app, pilot, "DuckDB storage mode:hybrid")
+        await search(app, pilot, "DuckDB storage mode:hybrid history:on")
         pane = app.screen.query_one(ResultTabs).current
         assert isinstance(pane, ResultPane)
         row = [str(cell) for cell in pane.get_row_at(0)]
         hit = pane.hits[0]
         # no title tag and no file name: the summary's first words, then the id
-        assert hit.id == "storage" and row[1].startswith("We chose DuckDB for storage")
-        assert row[1].rstrip().endswith("storage@V{1}")  # the older version matched
+        assert hit.id == "storage" and row[1].startswith("We chose DuckDB for")
+        assert row[1].rstrip().endswith("storage older v1 of 2")  # the older version matched
         assert row[2] == f"{hit.score:.3f}"
         assert row[3] == f"{hit.scores['dense']:.3f}" and row[5] == "1.00"
         assert row[6] == "2d"
