@@ -373,6 +373,8 @@ class FindQuery(_Serialisable):
         keep_weak: Keep hits no channel found evidence for (no query word and a cosine of 0
             or less) instead of hiding them; LangGraph's stores return every item that passes
             the filter, up to the limit.
+        decay: Apply recency decay (the default); False ranks by relevance alone (decay 1.0),
+            as LangGraph's stores do.
     """
 
     query: str
@@ -389,6 +391,7 @@ class FindQuery(_Serialisable):
     include_system: bool = False
     history: bool = False
     keep_weak: bool = False
+    decay: bool = True
 
 
 @dataclass(frozen=True)

@@ -299,8 +299,6 @@ class KeepuiStore(BaseStore):
     ) -> list[tuple[Record, float]]:
         """Indexed records by relevance, best first, over-fetched from keepui's find until
         `want` pass `keep` (and `min_score`) or the candidates run out."""
-        # find cuts its candidates after recency decay, so an item much older than `fetch`
-        # others can miss the cut here even when it is the most relevant (issue 22)
         fetch = max(want * 3, 30)
         while True:
             found = self.workbench.find_query(
@@ -313,6 +311,7 @@ class KeepuiStore(BaseStore):
                     dedup=False,  # near-identical memories are still distinct items
                     rerank="relevance",
                     keep_weak=True,  # LangGraph returns every item that passes the filter
+                    decay=False,  # relevance alone, so an old item is not cut before the sort
                 )
             )
             kept: list[tuple[Record, float, str]] = []
@@ -323,9 +322,17 @@ class KeepuiStore(BaseStore):
                 rec = self._hit_record(hit)
                 if rec is not None and rec.indexed and keep(rec):
                     kept.append((rec, score, hit.updated))
-            if len(kept) >= want or len(found.hits) < fetch:
-                kept.sort(key=lambda r: r[2], reverse=True)  # ties of relevance: newest first
-                kept.sort(key=lambda r: r[1], reverse=True)
+            kept.sort(key=lambda r: r[2], reverse=True)  # ties of relevance: newest first
+            kept.sort(key=lambda r: r[1], reverse=True)
+            exhausted = len(found.hits) < fetch
+            # Enough, and nothing past the cut can tie the last wanted one (find orders by
+            # the unrounded score, so a later hit rounds to no more than the cut's last), so
+            # pages of different sizes agree on the order of tied items.
+            if (
+                exhausted
+                or want < 1
+                or (len(kept) >= want and relevance(found.hits[-1]) < kept[want - 1][1])
+            ):
                 return [(rec, score) for rec, score, _ in kept]
             fetch *= 4
 

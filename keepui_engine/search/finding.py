@@ -121,7 +121,7 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
         bm25,
         rows,
         now,
-        st.half_life_days,
+        st.half_life_days if q.decay else 0.0,
         weights=st.fusion_weights,
         rrf_k=st.rrf_k,
         fusion=fusion,
@@ -208,7 +208,8 @@ def _dense_only(
         if current:
             keep = [i for i, key in enumerate(keys.tolist()) if _is_current(rows.get(key))]
             keys, sims = keys[keep], sims[keep]
-        hits = fuse((keys, sims), None, rows, now, engine.settings.half_life_days)
+        half_life = engine.settings.half_life_days if q.decay else 0.0
+        hits = fuse((keys, sims), None, rows, now, half_life)
         if exhausted or (len(hits) >= limit and hits[limit - 1].score >= floor):
             break
         k *= 4

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from support import make_fake_store
 
-from keepui_engine import PutSpec, StoreError, UsageError, Workbench, open_workbench
+from keepui_engine import FindQuery, PutSpec, StoreError, UsageError, Workbench, open_workbench
 from keepui_engine import engine as engine_mod
 from keepui_engine.providers.fake import FakeEmbedder
 
@@ -75,6 +75,9 @@ def test_recency_decay_halves_at_the_half_life(
     assert [h.id for h in hits] == ["new", "old"]
     assert hits[1].decay == pytest.approx(0.5, rel=1e-3)
     assert hits[1].similarity == pytest.approx(hits[0].similarity, abs=1e-6)
+    for mode in ("dense", "hybrid"):  # decay=False: relevance alone (the LangGraph adapter)
+        plain = wb.find_query(FindQuery("identical text", dedup=False, mode=mode, decay=False))
+        assert [h.decay for h in plain.hits] == [1.0, 1.0]
 
 
 def test_decay_disabled_by_half_life_zero(tmp_path) -> None:  # type: ignore[no-untyped-def]
