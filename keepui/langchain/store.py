@@ -73,13 +73,15 @@ class KeepuiStore(BaseStore):
     (its best field with `index=[paths]`), higher is better, rounded to 6 decimals (the
     vectors are float32); what it measures depends on the search mode:
 
-    - hybrid (keepui's default, with `[search] fusion = "score"`): the mean of the cosine
+    - dense (the default here, as LangGraph's own stores search): the cosine similarity of
+      the query and the item's best field, -1 to 1.
+    - hybrid (`search_mode="hybrid"`, keepui's own default, with `[search] fusion = "score"`):
+      meaning and words together: the mean of the cosine
       similarity (a negative one counts 0) and the words' BM25 score converted to cosine units
       for this query. 0 means no evidence (no query word, and no closer in meaning than
       unrelated text); a close match in meaning that shares no word scores half its cosine;
       a text equal to the query about 1. Not capped, but rarely above 1.
       (`fusion = "rrf"` scores by ranks instead: at most 2/61 with the default settings.)
-    - dense: the cosine similarity, -1 to 1, as LangGraph's own stores report.
     - bm25: the BM25 score, 0 (no query word) upwards, unbounded.
 
     Unlike `keepui find`, recency does not count (LangGraph's scores are similarities, so an old
@@ -97,8 +99,9 @@ class KeepuiStore(BaseStore):
         index_fields: Paths of the value to embed by default, each as its own vector
             (LangGraph path syntax, e.g. ["text", "notes[*].body"]); None embeds every string
             in the value together.
-        search_mode: keepui search mode for `query` searches (dense, bm25 or hybrid); None
-            means the store's keepui.toml.
+        search_mode: keepui search mode for `query` searches: dense (default: LangGraph's
+            cosine scores), hybrid (meaning and words: keepui's own default) or bm25; None
+            means the store's keepui.toml `[search] mode`.
         min_score: Leave out `query` results scoring below this (and those with no score);
             None (default) returns every item that passes the filter, up to `limit`.
             keepui.toml's `[search] min_score` does not apply here.
@@ -117,7 +120,7 @@ class KeepuiStore(BaseStore):
         namespace_keys: Sequence[str] = (),
         collection: str = "langgraph",
         index_fields: Sequence[str] | None = None,
-        search_mode: str | None = None,
+        search_mode: str | None = "dense",
         min_score: float | None = None,
         close_workbench: bool = False,
     ) -> None:

@@ -1,5 +1,6 @@
 """Each upstream case runs with upstream's CharacterEmbeddings and with keepui's shipped model,
-each in hybrid search (keepui's default) and in dense search (LangGraph's own: cosine alone)."""
+each in dense search (the adapter's default: LangGraph's own, cosine alone) and in hybrid search
+(keepui's own default, meaning and words)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Each call opens a fresh keepui store under the test's tmp_path, embedding with t
 the conftest's parameter names: `character` wraps the test's own `index["embed"]` (upstream's
 CharacterEmbeddings, deterministic), `model` uses keepui's shipped model. `index["fields"]`
 becomes `index_fields`; `dims` is the embedder's own. The search mode is the parameter's:
-hybrid (keepui's default) or dense (cosine similarity alone, as LangGraph's stores search).
+dense (the adapter's default: cosine similarity alone, as LangGraph's stores search) or hybrid.
 """
 
 from __future__ import annotations
