@@ -139,6 +139,7 @@ def analyze(
       keepui get meeting-2026-11-22 --parts
     """
     with open_workbench(store, create=False) as wb:
+        doc_id = wb.resolve_id(doc_id, whole=True)  # the path of a file that was put works too
         result = wb.analyze(doc_id, queue=queue, force=force)
     if json_:
         emit_json(result)

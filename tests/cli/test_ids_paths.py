@@ -91,6 +91,8 @@ def test_commands_take_the_path_of_a_put_file(store_dir: Path, tmp_path: Path) -
     assert "-The first plan." in diff and "+The second plan." in diff
     tagged = got_json(store_dir, "tag", "../docs/x.md", "-t", "status=read", cwd=docs)
     assert tagged["id"] == uri and tagged["version"] == 3
+    analyzed = ok(store_dir, "analyze", "./docs/x.md", cwd=tmp_path)
+    assert uri in analyzed
     reverted = got_json(store_dir, "del", "docs/x.md", cwd=tmp_path)
     assert (reverted["id"], reverted["action"], reverted["version"]) == (uri, "reverted", 2)
 

@@ -50,11 +50,13 @@ def test_version_out_of_range_is_not_found(wb: Workbench) -> None:
         wb.get("missing")
 
 
-def test_literal_id_with_version_suffix_is_looked_up_first(wb: Workbench) -> None:
+def test_an_id_holding_address_syntax_is_refused(wb: Workbench) -> None:
     wb.put("base text", id="odd")
     wb.put("base text v2", id="odd")
-    wb.put("a document literally named with a suffix", id="odd@V{1}")
-    assert wb.get("odd@V{1}").text == "a document literally named with a suffix"
+    for bad in ("odd@V{1}", "odd@P{2}", "x@v{1}"):
+        with pytest.raises(UsageError, match="reads as an address"):
+            wb.put("a document literally named with a suffix", id=bad)
+    assert wb.get("odd@V{1}").text == "base text"  # the address still reaches version 1
 
 
 def test_tags_are_validated_casefolded_and_multivalued(wb: Workbench) -> None:
