@@ -25,6 +25,7 @@ from keepui_engine.types import (
 )
 
 if TYPE_CHECKING:
+    from keepui_engine.doctor import DoctorReport
     from keepui_engine.flows.model import FlowInfo, FlowResult, FlowTick
     from keepui_engine.providers.base import Embedder
     from keepui_engine.search.context import ContextResult
@@ -593,6 +594,23 @@ class Workbench(StoreAccess):
         `progress(done, total)` after each committed batch (when this process does the work).
         An interrupted run keeps its finished batches, and the next run skips them."""
         result: Stats = self._call("reindex", progress=progress)
+        return result
+
+    def doctor(self, *, repair: bool = False) -> DoctorReport:
+        """Check every file of the store (on PostgreSQL, its derived tables) against what it
+        derives from; with `repair`, rebuild what can be rebuilt. Damage is in the report,
+        check by check (`healthy` says whether any remains), not raised.
+
+        Raises:
+            StoreError: The store cannot be opened at all (the message says what to do).
+        """
+        if self.settings.url is None:
+            from keepui_engine.doctor import missing_database
+
+            gone = missing_database(self.settings.store)  # opening would create an empty one
+            if gone is not None:
+                return gone
+        result: DoctorReport = self._call("doctor", repair=repair)
         return result
 
 

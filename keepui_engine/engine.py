@@ -30,6 +30,7 @@ from keepui_engine.types import (
 
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
+    from keepui_engine.doctor import DoctorReport
     from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.search.judgments import Judgment
     from keepui_engine.search.why import WhyResult
@@ -299,10 +300,12 @@ class Engine:
             return replace(item, text=p.text, summary=p.summary, part=shown)
         head, row = self.resolve(address, offset)
         now = _now()
-        with self.store.transaction():
-            self.store.con.execute(
-                "UPDATE documents SET accessed = $1 WHERE id = $2", [now, head.id]
-            )
+        from keepui_engine.store.readonly import try_write
+
+        # best effort: a get on a full disk or a read-only store still answers (issue 23)
+        sql = "UPDATE documents SET accessed = $1 WHERE id = $2"
+        if not try_write(self.store, sql, [now, head.id]):
+            now = head.accessed
         from keepui_engine.work.service import for_doc
 
         return replace(
@@ -488,7 +491,16 @@ class Engine:
             con.execute("UPDATE vector_keys SET model = $1", [name])
             self.store.set_model(name, self.embedder.dim)
         self.store.reset_index()
+        from keepui_engine.doctor import rebuild_words
+
+        rebuild_words(self)  # the word index too: reindex is also the cure for a damaged one
         return self.stats()
+
+    def doctor(self, repair: bool = False) -> DoctorReport:
+        """Check every file (or derived table) of the store; rebuild what can be (`doctor`)."""
+        from keepui_engine.doctor import run
+
+        return run(self, repair)
 
     def reflect(self, query: str, kind: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
         """A summary or key points of passages for a query (see `reflection`): through the

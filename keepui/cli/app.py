@@ -13,6 +13,7 @@ from keepui.cli import (
     agents,
     config_cmd,
     diff,
+    doctor,
     evaluate,
     find,
     flow,
@@ -69,6 +70,7 @@ app.command("tag")(items.tag)
 app.command("del")(items.delete)
 app.command("stats")(items.stats)
 app.command("reindex")(items.reindex)
+app.command("doctor")(doctor.doctor)
 app.command("eval")(evaluate.eval_)
 app.command("serve")(serve.serve)
 app.command("serve-pg")(serve.serve_pg)

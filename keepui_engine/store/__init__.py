@@ -1,4 +1,9 @@
-"""Store: one DuckDB file plus the vector index files, opened and closed together."""
+"""Store: one DuckDB file plus the vector index files, opened and closed together.
+
+The database is the truth and the index files are derived from it, so a store whose database
+is gone, or has lost writes the index files already hold (a deleted or cut WAL), is refused
+with what to do instead of being answered from an empty or older database.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +20,39 @@ from keepui_engine import interrupts, private
 from keepui_engine.errors import StoreError
 from keepui_engine.store import documents
 from keepui_engine.store.schema import migrate
+from keepui_engine.store.vector_files import attested_max_key
 from keepui_engine.store.vectors import VectorIndex
 
 if TYPE_CHECKING:
     from keepui_engine.store.fulltext import FullText
 
 DB_NAME = "keepui.duckdb"
+DERIVED = ("vectors.json", "bm25", DB_NAME + ".wal")  # what only a store with a database has
+
+
+def derived_files(root: Path) -> list[str]:
+    """The files beside a store's database that only exist once it has one (sorted names)."""
+    found = {p.name for p in root.glob("vectors.*")} | {n for n in DERIVED if (root / n).exists()}
+    return sorted(found)
+
+
+def missing_database(root: Path) -> str | None:
+    """What to do about a store whose database is gone while its index files remain, or None.
+
+    DuckDB would create an empty database in its place and the store would answer as if
+    empty; nothing in the index files can bring the texts back.
+    """
+    if (root / DB_NAME).exists():
+        return None
+    left = derived_files(root)
+    if not left:
+        return None
+    return (
+        f"the database {root / DB_NAME} is missing, but {', '.join(left[:4])} "
+        f"{'are' if len(left) > 1 else 'is'} still there: the documents were in the database "
+        "and cannot be rebuilt from the index files. Restore the folder from a backup; or, to "
+        f"start an empty store, move the folder aside (mv {root} {root}.old) and put again."
+    )
 
 
 @contextmanager
@@ -69,20 +101,44 @@ class Store:
         self.dim = dim
         self.exact_max = exact_max
         self.lock = threading.RLock()
+        gone = missing_database(root)
+        if gone is not None:
+            raise StoreError(gone, "Database missing")
         try:
             self.con = duckdb.connect(str(root / DB_NAME))
             private.tighten(root)
             self.writes = 0  # committed transactions: lets readers cache what writes change
             migrate(self.con)
         except duckdb.Error as exc:
-            raise StoreError(
-                f"cannot open {root / DB_NAME}: {exc}. If another program holds "
-                "the file, close it; if the file is damaged, restore it from a "
-                "backup."
-            ) from exc
-        if check_model:
+            raise _open_error(root, exc) from exc
+        if check_model:  # reindex and doctor check (and repair) the store themselves
             self._check_model()
+            lost = self.lost_writes()
+            if lost is not None:
+                raise StoreError(lost, "Writes lost")
         self._index: VectorIndex | None = None
+
+    def lost_writes(self) -> str | None:
+        """What to do about a database that lost committed writes, or None: the vector files
+        hold keys (appended after each commit) beyond the database's key sequence, which
+        happens when its WAL was deleted or cut before DuckDB checkpointed it."""
+        attested = attested_max_key(self.root)
+        if not attested:
+            return None
+        row = self.con.execute(
+            "SELECT coalesce(max(last_value), 0) FROM duckdb_sequences() "
+            "WHERE sequence_name = 'vector_key_seq'"
+        ).fetchone()
+        last = int(row[0]) if row else 0
+        if attested <= last:
+            return None
+        return (
+            f"the database {self.root / DB_NAME} has lost committed writes: the index files "
+            f"hold vector keys up to {attested}, the database's sequence ends at {last} (its "
+            f"write-ahead log {DB_NAME}.wal was deleted or cut before it was checkpointed). "
+            "Restore the folder from a backup; or run `keepui doctor --repair` to keep what "
+            "the database holds and rebuild the indexes from it (the lost writes stay lost)."
+        )
 
     def _check_model(self) -> None:
         meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
@@ -128,22 +184,36 @@ class Store:
 
     @property
     def index(self) -> VectorIndex:
-        """The vector index, loaded and reconciled with the tables on first use."""
+        """The vector index, loaded, checked and reconciled with the tables on first use."""
         if self._index is None:
-            index = VectorIndex(self.root, self.model, self.dim, self.exact_max)
-            with self.lock:
-                index.open(
-                    documents.live_keys(self.con),
-                    lambda keys: documents.vectors_for_keys(self.con, keys, self.model),
-                )
-            self._index = index
+            self.open_index()
+        assert self._index is not None
         return self._index
+
+    def open_index(self, *, full: bool = False) -> VectorIndex:
+        """(Re)open the vector index, rebuilding damaged files from the tables.
+
+        Args:
+            full: Checksum every file and compare every row with the tables (doctor).
+        """
+        (mode,) = self.con.execute("SELECT current_setting('access_mode')").fetchone() or ("",)
+        index = VectorIndex(
+            self.root, self.model, self.dim, self.exact_max, readonly=mode == "read_only"
+        )
+        with self.lock:
+            index.open(documents.live_keys(self.con), self.fetch_vectors, full=full)
+        self._index = index
+        return index
+
+    def fetch_vectors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, vectors) the embedding cache holds for these keys (the index's source)."""
+        return documents.vectors_for_keys(self.con, keys, self.model)
 
     def open_fulltext(self) -> FullText:
         """The BM25 channel: a bm25s base in `bm25/` plus the DuckDB tail."""
         from keepui_engine.store.fulltext import FullText
 
-        return FullText(self.root, self.con)
+        return FullText(self.root, self.con, self.lock)
 
     def live_keys(self) -> np.ndarray:
         """Every vector key the database holds, sorted."""
@@ -172,7 +242,48 @@ class Store:
         """Bytes used by the store directory."""
         return sum(p.stat().st_size for p in self.root.iterdir() if p.is_file())
 
+    def database_problems(self) -> list[str]:
+        """Read every row of every table (DuckDB checks each block's checksum on reading):
+        what could not be read, by table."""
+        import duckdb
+
+        problems = []
+        tables = self.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE NOT internal ORDER BY table_name"
+        ).fetchall()
+        for (name,) in tables:
+            try:
+                self.con.execute(f'SELECT count(*), sum(hash(t)) FROM "{name}" t').fetchone()
+            except duckdb.Error as exc:
+                problems.append(f"table {name}: {exc}")
+        return problems
+
     def close(self) -> None:
         """Checkpoint and close the database."""
         with contextlib.suppress(Exception):  # closing must not mask the caller's error
             self.con.close()
+
+
+def _open_error(root: Path, exc: Exception) -> StoreError:
+    """The error for a database DuckDB cannot open, saying what to do."""
+    text, db = str(exc), root / DB_NAME
+    if "Corrupt WAL" in text:
+        wal = root / (DB_NAME + ".wal")
+        return StoreError(
+            f"cannot open {db}: its write-ahead log {wal.name} is damaged ({text}). Restore "
+            f"the folder from a backup; or move the log aside (mv {wal} {wal}.damaged), which "
+            "loses the writes since the last checkpoint, and run `keepui doctor --repair`.",
+            "Database log damaged",
+        )
+    if any(m in text for m in ("Corrupt database", "Could not read enough", "not a valid")):
+        return StoreError(
+            f"cannot open {db}: the database file is damaged ({text}). Restore the folder "
+            "from a backup: the documents are in this file, and the index files beside it "
+            "cannot bring them back.",
+            "Database damaged",
+        )
+    return StoreError(
+        f"cannot open {db}: {text}. If another program holds the file, close it; if the file "
+        "is damaged, restore it from a backup.",
+        "Cannot open the database",
+    )

@@ -7,6 +7,11 @@ scores those rows with the same Lucene BM25 formula and the base's statistics. W
 outgrows a few percent of the base (or the base holds too many deleted versions), the base is
 rebuilt from the tables and the tail emptied. Everything is derived from DuckDB, so a crash at
 any point leaves a consistent index: the worst case is a rebuild.
+
+Each base generation `bm25/gN/` ends with a manifest.json (every file's size, CRC-32 and stat
+stamp, written after the files and before the database switches to N). A base that does not
+match it, or has none, is rebuilt from the tables when it is first loaded, and the rebuild is
+reported (see store.manifest).
 """
 
 from __future__ import annotations
@@ -14,12 +19,15 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from keepui_engine.errors import StoreError
+from keepui_engine.store import documents, manifest
 from keepui_engine.store.vectors import member as _member
 
 if TYPE_CHECKING:
@@ -30,46 +38,15 @@ B = 0.4
 TAIL_MIN = 200
 TAIL_SHARE = 0.05
 DEAD_SHARE = 0.2
+MANIFEST = "manifest.json"
 
 
 # Lucene's English stop words, the list bm25s uses for stopwords="en".
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    ]
+_STOPWORDS = (
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with"
 )
+STOPWORDS = frozenset(_STOPWORDS.split())
 TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
@@ -144,27 +121,31 @@ class FullText:
     Args:
         root: The store directory (the base index lives in `bm25/`).
         con: The store's DuckDB connection.
+        lock: The store's write lock (held while a damaged base is rebuilt).
     """
 
     rebuildable = True  # the base index falls behind and is rebuilt (see Engine.maintain)
 
-    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection, lock: Any = None) -> None:
         self.dir = root / "bm25"
         self.con = con
+        self.lock = lock or threading.RLock()  # the store's write lock: one repair at a time
         self.tokenize = Tokenizer()
         self._base: Any = None
         self._base_keys = np.empty(0, np.int64)
         self._live_mask: tuple[np.ndarray, np.ndarray] | None = None
         self._stats: dict[str, Any] = {}
         self._df: dict[str, int] = {}
+        self.repaired: str | None = None  # what the last load found damaged and rebuilt
 
     # -- base index -------------------------------------------------------------------------
     def _generation(self) -> int:
         row = self.con.execute("SELECT value FROM meta WHERE key = 'bm25_generation'").fetchone()
         return int(row[0]) if row else 0
 
-    def _load(self, *, model: bool = True) -> None:
-        """Read the base's keys and statistics, and (for searching) the bm25s model.
+    def _load(self, *, model: bool = True, again: bool = True) -> None:
+        """Read the base's keys and statistics, and (for searching) the bm25s model; a damaged
+        base is rebuilt first (once: `again` is False after the rebuild).
 
         Writers only need the keys and counts, so they never import bm25s (and scipy).
         """
@@ -172,21 +153,85 @@ class FullText:
         if self._stats.get("generation") != gen:
             path = self.dir / f"g{gen}"
             self._base, self._df = None, {}
-            if gen and (path / "stats.json").exists():
+            problem = self.check(gen)
+            if problem is not None:
+                with self.lock:
+                    if self._generation() == gen:  # nobody rebuilt it meanwhile
+                        self._repair_once(problem, again)
+                return self._load(model=model, again=False)
+            self._live_mask = None
+            if gen:
                 self._base_keys = np.load(path / "keys.npy")
-                self._live_mask = None
                 self._stats = json.loads((path / "stats.json").read_text())
             else:
                 self._base_keys = np.empty(0, np.int64)
-                self._live_mask = None
                 self._stats = {"generation": gen, "n": 0, "avgdl": 0.0}
         if model and self._base is None and len(self._base_keys):
             import bm25s
 
             path = self.dir / f"g{gen}"
-            self._base = bm25s.BM25.load(str(path), mmap=True, show_progress=False)
+            try:
+                self._base = bm25s.BM25.load(str(path), mmap=True, show_progress=False)
+            except Exception as exc:  # noqa: BLE001 - whatever bm25s cannot read is rebuilt
+                self._stats = {}
+                with self.lock:
+                    self._repair_once(f"bm25s cannot read bm25/{path.name}: {exc}", again)
+                return self._load(model=model, again=False)
             counts = np.diff(np.asarray(self._base.scores["indptr"]))
             self._df = {t: int(counts[i]) for t, i in self._base.vocab_dict.items() if t}
+
+    def check(self, gen: int | None = None, *, full: bool = False) -> str | None:
+        """Why the base generation's files differ from their manifest, or None.
+
+        Args:
+            gen: The generation (the one the database names by default).
+            full: Checksum every file, whatever its stat stamp says (`keepui doctor`).
+        """
+        gen = self._generation() if gen is None else gen
+        if not gen:
+            return None  # no base yet: the tail holds every version
+        path = self.dir / f"g{gen}"
+        if not path.is_dir():
+            return f"bm25/{path.name} is missing"
+        got = manifest.read_json(path / MANIFEST)
+        files = (got or {}).get("files")
+        if not isinstance(files, dict) or got.get("generation") != gen:  # type: ignore[union-attr]
+            return f"bm25/{path.name}/{MANIFEST} is missing or unreadable"
+        if not {"stats.json", "keys.npy"} <= files.keys():
+            return f"bm25/{path.name}/{MANIFEST} lists no stats.json or keys.npy"
+        for name, want in files.items():
+            stamp = want.get("stamp") if isinstance(want, dict) else None
+            problem = manifest.check(path / name, want, full=full)
+            if problem is not None:
+                return f"bm25/{path.name}/{problem}"
+            if want.get("stamp") != stamp and not full:  # the same bytes: keep the new stamp
+                manifest.try_write_json(path / MANIFEST, got)  # type: ignore[arg-type]
+        return None
+
+    def _repair_once(self, problem: str, again: bool) -> None:
+        if not again:  # a base just rebuilt is damaged again: the disk, not keepui
+            raise StoreError(
+                f"the word index in {self.dir} is damaged ({problem}) and rebuilding it did "
+                "not help: check the disk (free space, errors in dmesg), then run "
+                "`keepui doctor --repair`.",
+                "Word index damaged",
+            )
+        self.repair(problem)
+
+    def repair(self, problem: str) -> None:
+        """Rebuild the base from the tables, and say why."""
+        keys, texts = documents.texts_for_keys(self.con)
+        self.rebuild(keys, texts)
+        self.repaired = (
+            f"the word index was damaged ({problem}): rebuilt bm25/ from the database "
+            f"({len(keys)} version(s))"
+        )
+        manifest.repaired(self.repaired)
+
+    def base_keys(self) -> np.ndarray:
+        """The keys the base indexes (a damaged base is rebuilt first)."""
+        self._load(model=False)
+        return self._base_keys
 
     def needs_rebuild(self, live: np.ndarray) -> bool:
         """Whether the tail or the dead part of the base has grown enough to rebuild."""
@@ -225,6 +270,8 @@ class FullText:
             "avgdl": float(np.mean(lengths)) if lengths else 0.0,
         }
         (path / "stats.json").write_text(json.dumps(stats))
+        files = {p.name: manifest.entry(p) for p in sorted(path.iterdir()) if p.is_file()}
+        manifest.write_json(path / MANIFEST, {"generation": gen, "files": files})
         self.con.execute("BEGIN TRANSACTION")
         try:
             self.con.execute(
