@@ -50,7 +50,11 @@ _DECODE: dict[str, Any] = {
     "searches": lambda r: [SearchRecord.from_dict(x) for x in r],
     "judge": lambda r: _judgment().from_dict(r),
     "judgments": lambda r: [_judgment().from_dict(x) for x in r],
+    "doctor": lambda r: _doctor_report().from_dict(r),
 }
+# Operations that check the store themselves, so it opens without the model and lost-writes
+# checks (reindex changes the model; doctor reports and repairs what those checks refuse).
+_SELF_CHECKING = {"reindex", "doctor"}
 
 
 _WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge", "summarize"}
@@ -79,6 +83,12 @@ def _judgment() -> Any:
     from keepui_engine.search.judgments import Judgment
 
     return Judgment
+
+
+def _doctor_report() -> Any:
+    from keepui_engine.doctor import DoctorReport
+
+    return DoctorReport
 
 
 def _why_type() -> Any:
@@ -214,7 +224,7 @@ class StoreAccess:
 
     def _route(self, op: str, args: dict[str, Any]) -> Any:
         if self._engine is None and self._pg:  # connect on first use, then keep the connection
-            self._engine = self._open_engine(check_model=op != "reindex")
+            self._engine = self._open_engine(check_model=op not in _SELF_CHECKING)
         if self._engine is not None:
             with self._serial:
                 result = getattr(self._engine, op)(**args)
@@ -235,7 +245,7 @@ class StoreAccess:
             if self._lock.acquire(
                 self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
             ):
-                with self._held(check_model=op != "reindex") as engine:
+                with self._held(check_model=op not in _SELF_CHECKING) as engine:
                     return getattr(engine, op)(**args)
 
     # -- serving ------------------------------------------------------------------------------
