@@ -22,7 +22,7 @@ from keepui_engine.interrupts import install as install_interrupts
 from keepui_engine.private import use_private_umask
 from keepui_engine.search.evaluation import EvalResult, evaluate, write_runs
 from keepui_engine.search.searches import compare_results
-from keepui_engine.store.pg_local import start_local_postgres
+from keepui_engine.store.pg_local import start_local_postgres, stop_local_postgres
 from keepui_engine.types import (
     DeleteResult,
     DiffRow,
@@ -117,6 +117,7 @@ __all__ = [
     "resolve_store",
     "source_kind",
     "start_local_postgres",
+    "stop_local_postgres",
     "store_exists",
     "now_id",
     "evaluate",

@@ -3,9 +3,8 @@ the store lock for one call (routing, serving, sessions)."""
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -14,6 +13,7 @@ from keepui_engine import server
 from keepui_engine.config import Settings
 from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.locking import StoreLock
+from keepui_engine.store.readonly import ReadOnlyStore, not_writable
 from keepui_engine.types import (
     DeleteResult,
     FindQuery,
@@ -27,10 +27,12 @@ from keepui_engine.types import (
     VersionDiff,
     VersionInfo,
 )
+from keepui_engine.work.gate import Gate
 
 if TYPE_CHECKING:
     from keepui_engine.engine import Engine
     from keepui_engine.providers.base import Embedder
+    from keepui_engine.work.gate import Mode
 
 _DECODE: dict[str, Any] = {
     "put_many": lambda r: [PutResult.from_dict(x) for x in r],
@@ -58,6 +60,30 @@ _SELF_CHECKING = {"reindex", "doctor"}
 
 
 _WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge", "summarize"}
+# Operations that only read (their cache and access-time writes are best effort): in an owner
+# they run while a writer computes (see work.gate), and a read-only store can answer them. Any
+# operation not listed is a write.
+_READS = {
+    "get",
+    "history",
+    "parts",
+    "find",
+    "find_deep",
+    "list_items",
+    "stats",
+    "why",
+    "diff",
+    "searches",
+    "judgments",
+    "pending",
+    "related",
+    "facets",
+    "reflect",
+    "export_page",
+}
+# What a store that cannot be written still answers (its BM25 base is read as it is, so an
+# export need not settle it first).
+_READ_ONLY_OK = _READS | {"export_header"}
 # Seconds after a client's write before the background worker takes the next task: a client's
 # `put DIR` sends batch after batch, and its reading between them is not idleness.
 FOREGROUND_GRACE_S = 3.0
@@ -149,16 +175,25 @@ class StoreAccess:
         self._engine: Engine | None = None
         self._server: server.StoreServer | None = None
         self._worker: Any = None
-        # One DuckDB connection: the owner's own threads (TUI workers) and socket requests
-        # take turns on it.
-        self._serial = threading.RLock()
+        # One DuckDB connection: the owner's own threads (TUI workers), socket requests and
+        # the queue worker take turns on it (reads while a writer computes: see work.gate).
+        self._gate = Gate()
         # Foreground writes in flight and when the last one ended: background work waits for
         # them (a put from another process must not share two cores with summaries).
         self._foreground = 0
         self._foreground_end = 0.0
+        # Why the store cannot be written, while this Workbench has it open read-only.
+        self._read_only: str | None = None
         if own and self._pg:
             self._engine = self._open_engine()
         elif own:
+            why = not_writable(settings.store)
+            if why is not None:
+                raise StoreError(
+                    f"cannot hold {settings.store} to serve it: {why}. Reading commands "
+                    "(find, get, list, stats, export) work on it without a server.",
+                    "Store is read-only",
+                )
             if server.is_up(settings.store):
                 raise StoreError(
                     f"another keepui process (pid {self._lock.holder() or '?'}) already holds "
@@ -187,7 +222,7 @@ class StoreAccess:
             self._embedder = create_embedder(self.settings)
         return self._embedder
 
-    def _open_engine(self, check_model: bool = True) -> Engine:
+    def _open_engine(self, check_model: bool = True, read_only: bool = False) -> Engine:
         from keepui_engine.engine import Engine
         from keepui_engine.store import Store
 
@@ -205,7 +240,7 @@ class StoreAccess:
                 exact_max=self.settings.exact_max_vectors,
             )
             return Engine(self.settings, pg, emb)
-        store = Store(
+        store = (ReadOnlyStore if read_only else Store)(
             self.settings.store,
             emb.name,
             emb.dim,
@@ -226,38 +261,85 @@ class StoreAccess:
         if self._engine is None and self._pg:  # connect on first use, then keep the connection
             self._engine = self._open_engine(check_model=op not in _SELF_CHECKING)
         if self._engine is not None:
-            with self._serial:
-                result = getattr(self._engine, op)(**args)
-            if self._worker is not None and op in _WRITES:
-                self._worker.wake()
-            return result
+            if self._read_only is not None:
+                self._refuse_write(op)
+            return self._owned(op, args, "read" if op in _READS else "write")
         store = self.settings.store
+        wait = self.settings.answer_timeout_s
         while True:
-            sock = server.connect(store)
+            sock = server.connect(store, timeout=wait)
             if sock is not None:
                 wire = {
                     k: _encode(v) for k, v in args.items() if not callable(v)
                 }  # local callbacks stay
                 try:
-                    return _DECODE[op](server.call(sock, op, wire))
+                    return _DECODE[op](server.call(sock, op, wire, timeout=wait))
                 except server.Retry:
                     continue  # the server is stopping: its lock frees up in a moment
+            why = not_writable(store)
+            if why is not None:  # nobody can hold it: read it as it is, without the lock
+                self._read_only = why
+                try:
+                    self._refuse_write(op)
+                    with self._read_only_engine() as engine:
+                        return getattr(engine, op)(**args)
+                finally:
+                    self._read_only = None
             if self._lock.acquire(
                 self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
             ):
                 with self._held(check_model=op not in _SELF_CHECKING) as engine:
                     return getattr(engine, op)(**args)
 
+    def _refuse_write(self, op: str) -> None:
+        """Raise for an operation that writes, while the store is open read-only."""
+        if op not in _READ_ONLY_OK:
+            raise StoreError(
+                f"cannot {op.split('_')[0]}: {self._read_only}, so keepui opened the store "
+                "read-only. Reading commands (find, get, list, stats, export) work; to change "
+                "it, make it writable (chmod u+w, or remount it read-write) or copy it "
+                "somewhere writable.",
+                "Store is read-only",
+            )
+
+    @contextmanager
+    def _read_only_engine(self) -> Iterator[Engine]:
+        """An engine on the store opened read-only (no lock: nobody can write it either)."""
+        engine = self._open_engine(read_only=True)
+        try:
+            yield engine
+        finally:
+            engine.store.close()
+
+    def _owned(
+        self, op: str, args: dict[str, Any], mode: Mode, ready: Callable[[], None] | None = None
+    ) -> Any:
+        """Run an operation on the engine this process holds, in its turn (`ready` is called
+        once the turn has come, before anything runs: it may still refuse the request)."""
+        with self._gate.enter(mode):
+            if ready is not None:
+                ready()
+            result = getattr(self._engine, op)(**args)
+        if self._worker is not None and op in _WRITES:
+            self._worker.wake()
+        return result
+
     # -- serving ------------------------------------------------------------------------------
-    def serve(self, *, worker: bool = True) -> None:
-        """Answer other processes on the store socket and drain the queue (owners only)."""
+    def serve(self, *, worker: bool = True, on_note: Callable[[str], None] | None = None) -> None:
+        """Answer other processes on the store socket and drain the queue (owners only).
+
+        Args:
+            worker: Run the queue worker too.
+            on_note: Called with a line about what the server did on its own (a request
+                dropped because its client had gone); for the owner's log.
+        """
         if self._engine is None:
             raise UsageError("only a Workbench that owns the store can serve it.")
         if self._pg:  # other processes reach PostgreSQL themselves: only the worker runs
             if worker:
                 self.start_worker()
             return
-        self._server = server.StoreServer(self.settings.store, self._dispatch)
+        self._server = server.StoreServer(self.settings.store, self._dispatch, on_note=on_note)
         self._server.start()
         if worker:
             self.start_worker()
@@ -276,7 +358,16 @@ class StoreAccess:
         """One queued task, unless a put is running or ended less than FOREGROUND_GRACE_S ago."""
         if self._foreground or time.monotonic() - self._foreground_end < FOREGROUND_GRACE_S:
             return None
-        result: dict[str, Any] | None = self._call("work_once", owner=owner, live_owners=live)
+        if self._engine is None:
+            return None  # closing
+        # a background task lets go of the store while it summarizes or embeds (work.gate)
+        args = {"owner": owner, "live_owners": live}
+        try:
+            result: dict[str, Any] | None = self._owned("work_once", args, "background")
+        except KeepuiError:
+            raise
+        except Exception as exc:
+            raise _unexpected("work_once", exc) from exc
         return result
 
     @contextmanager
@@ -292,20 +383,21 @@ class StoreAccess:
             self._foreground -= 1
             self._foreground_end = time.monotonic()
 
-    def _dispatch(self, op: str, args: dict[str, Any]) -> Any:
+    def _dispatch(self, op: str, args: dict[str, Any], ready: Callable[[], None]) -> Any:
         if op not in _DECODE:
             raise UsageError(f"unknown operation {op!r}")
         if op == "put_many":
             args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
         if "q" in args:
             args["q"] = FindQuery.from_dict(args["q"])
-        with self._in_foreground(op in _WRITES), self._serial:
-            return _encode(getattr(self._engine, op)(**args))
+        mode: Mode = "read" if op in _READS else "write"
+        with self._in_foreground(op in _WRITES):
+            return _encode(self._owned(op, args, mode, ready))
 
     def warm_up(self) -> None:
         """Load the model and the vector index now rather than on the first request."""
         self.embedder.embed(["warm up"])
-        with self._serial:
+        with self._gate.enter("write"):
             if self._engine is not None:
                 _ = self._engine.store.index
 
@@ -317,7 +409,7 @@ class StoreAccess:
         if self._server is not None:
             self._server.stop()
             self._server = None
-        with self._serial:
+        with self._gate.enter("write"):
             if self._engine is not None:
                 try:
                     self._engine.flush()
@@ -338,6 +430,15 @@ class StoreAccess:
         """Hold the store for a run of many calls when nobody serves it (one model load)."""
         if self._pg or self._engine is not None or server.is_up(self.settings.store):
             yield
+            return
+        why = not_writable(self.settings.store)
+        if why is not None:
+            with self._read_only_engine() as engine:
+                self._engine, self._read_only = engine, why
+                try:
+                    yield
+                finally:
+                    self._engine, self._read_only = None, None
             return
         if not self._lock.acquire(
             self.settings.lock_timeout_s, give_up=lambda: server.is_up(self.settings.store)

@@ -34,6 +34,12 @@ summary_max_chars = 500
 # How long a command waits for another keepui process to release the store, in seconds.
 lock_timeout_s = 60
 
+[server]
+# A command served by the store's owner (keepui serve, the TUI, keepui mcp) gives up, exit 2,
+# when the owner sends nothing for this many seconds: it is stopped or hung (a busy owner
+# keeps sending a sign of life, however long the request takes).
+answer_timeout_s = 10
+
 [search]
 # Recency decay: score x 0.5 ** (age_days / half_life_days). 0 or less disables it.
 half_life_days = 30
@@ -131,6 +137,8 @@ class Settings:
         keep_content: Whether full texts are stored.
         summary_max_chars: Summary length limit.
         lock_timeout_s: Bounded wait for the store lock.
+        answer_timeout_s: A client of the store's server gives up after this many seconds
+            without a byte from it.
         half_life_days: Recency decay half-life (<= 0 disables).
         exact_max_vectors: Above this many vectors, search uses HNSW.
     """
@@ -144,6 +152,7 @@ class Settings:
     keep_content: bool = True
     summary_max_chars: int = 500
     lock_timeout_s: float = 60.0
+    answer_timeout_s: float = 10.0
     half_life_days: float = 30.0
     exact_max_vectors: int = 30000
     search_mode: str = "hybrid"
@@ -308,6 +317,7 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
     sm = data.get("summarization", {})
     qu = data.get("queue", {})
     fl = data.get("flows", {})
+    sv = data.get("server", {})
     from keepui_engine.providers.summary import SUMMARIZERS as providers
 
     if sm.get("provider", "extractive") not in providers:
@@ -349,6 +359,7 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
         keep_content=bool(_get(st, "keep_content", bool, True, where)),
         summary_max_chars=int(_get(st, "summary_max_chars", int, 500, where)),  # type: ignore[call-overload]
         lock_timeout_s=float(_get(st, "lock_timeout_s", float, 60.0, where)),  # type: ignore[arg-type]
+        answer_timeout_s=_positive(sv, "answer_timeout_s", float, 10.0, where),
         half_life_days=float(_get(se, "half_life_days", float, 30.0, where)),  # type: ignore[arg-type]
         exact_max_vectors=int(_get(se, "exact_max_vectors", int, 30000, where)),  # type: ignore[call-overload]
         search_mode=str(_get(se, "mode", str, "hybrid", where)),

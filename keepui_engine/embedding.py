@@ -10,6 +10,7 @@ import numpy as np
 from keepui_engine.errors import ProviderError
 from keepui_engine.inputs import content_hash
 from keepui_engine.store import documents
+from keepui_engine.work.gate import outside
 
 if TYPE_CHECKING:
     from keepui_engine.providers.base import Embedder
@@ -41,7 +42,10 @@ class EmbeddingCache:
         )
         todo = {h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}
         if todo:
-            vecs = self._check(self.embedder.embed(list(todo.values())), len(todo))
+            # the model runs outside the store: an owner serves reads meanwhile (work.gate)
+            with outside(getattr(self.store, "lock", None)):
+                raw = self.embedder.embed(list(todo.values()))
+            vecs = self._check(raw, len(todo))
             fresh = dict(zip(todo, vecs, strict=True))
             with self.store.transaction():
                 documents.store_vectors(self.store.con, fresh, self.embedder.name)
@@ -72,11 +76,22 @@ class EmbeddingCache:
         return vec
 
     def flush(self) -> None:
-        """Write query vectors computed since the last flush to the persistent cache."""
-        if self._unsaved:
+        """Write query vectors computed since the last flush to the persistent cache.
+
+        Best effort: a read never fails for its cache. When the store cannot be written (a
+        full disk, a read-only store) the vectors stay in memory for a later flush, at most
+        QUERY_MEMORY of them.
+        """
+        if not self._unsaved:
+            return
+        try:
             with self.store.transaction():
                 documents.store_vectors(self.store.con, self._unsaved, self.embedder.name)
-            self._unsaved = {}
+        except Exception:  # noqa: BLE001 - a cache write may fail; the find it served did not
+            if len(self._unsaved) > QUERY_MEMORY:
+                self._unsaved = {}
+            return
+        self._unsaved = {}
 
     def _check(self, vecs: np.ndarray, n: int) -> np.ndarray:
         if vecs.shape != (n, self.embedder.dim) or not np.all(np.isfinite(vecs)):

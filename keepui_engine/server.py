@@ -1,4 +1,5 @@
-"""The store socket: a long-lived owner process serves other keepui processes over a Unix socket."""
+"""The store socket: a long-lived owner process serves other keepui processes over a Unix socket
+(what is said on it: see `liveness`)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,41 @@ import select
 import socket
 import socketserver
 import stat
-import struct
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from keepui_engine.errors import KeepuiError, StoreError, error_from_dict
+from keepui_engine.errors import KeepuiError, StoreError
+from keepui_engine.liveness import (
+    ANSWER_TIMEOUT_S,
+    MAX_LINE,
+    Beat,
+    NotAnswering,
+    Retry,
+    call,
+    gone,
+    peer,
+)
 
+__all__ = [
+    "ANSWER_TIMEOUT_S",
+    "NotAnswering",
+    "Retry",
+    "StoreServer",
+    "call",
+    "connect",
+    "is_up",
+    "peer_uid",
+    "private_run_dir",
+    "socket_path",
+]
 SOCKET_NAME = "keepui.sock"
-MAX_LINE = 256 * 1024 * 1024
+
+
+class _Gone(Exception):
+    """The client closed its connection before its request ran: the request is dropped."""
 
 
 def socket_path(store: Path) -> Path:
@@ -72,12 +97,13 @@ def _checked_private_dir(path: Path) -> Path:
     return path
 
 
-def connect(store: Path, timeout: float = 600.0) -> socket.socket | None:
+def connect(store: Path, timeout: float = ANSWER_TIMEOUT_S) -> socket.socket | None:
     """A connection to the store's server, or None when no server answers.
 
     Raises:
         StoreError: The socket, or the process behind it, belongs to another user: nothing
-            is sent to it.
+            is sent to it. Or a server holds the socket but accepts no connection within
+            `timeout` seconds (it is stopped or hung).
     """
     path = socket_path(store)
     try:
@@ -90,6 +116,15 @@ def connect(store: Path, timeout: float = 600.0) -> socket.socket | None:
     sock.settimeout(timeout)
     try:
         sock.connect(str(path))
+    except TimeoutError as exc:
+        sock.close()
+        raise NotAnswering(
+            f"the keepui server for {store} accepted no connection for {timeout:g} s: it is "
+            "stopped (kill -STOP, Ctrl+Z) or hung. Nothing was sent to it. Resume it (kill "
+            "-CONT) or stop it, then run the command again; [server] answer_timeout_s in "
+            "keepui.toml sets how long to wait.",
+            "Server not answering",
+        ) from exc
     except OSError:
         sock.close()
         return None
@@ -103,12 +138,8 @@ def connect(store: Path, timeout: float = 600.0) -> socket.socket | None:
 def peer_uid(sock: socket.socket) -> int | None:
     """The user id of the process at the other end of a Unix socket (Linux's SO_PEERCRED);
     None where the platform cannot tell."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return int(uid)
+    creds = peer(sock)
+    return None if creds is None else creds[1]
 
 
 def _impostor(path: Path, why: str) -> StoreError:
@@ -119,42 +150,17 @@ def _impostor(path: Path, why: str) -> StoreError:
     )
 
 
-class Retry(Exception):
-    """The server is stopping and did not run the request: send it elsewhere."""
-
-
 def is_up(store: Path) -> bool:
-    """Whether a server answers on the store's socket (a stale socket file does not count)."""
-    sock = connect(store, timeout=1.0)
+    """Whether a server holds the store's socket (a stale socket file does not count; a
+    server too busy or stopped to accept within a second does)."""
+    try:
+        sock = connect(store, timeout=1.0)
+    except NotAnswering:
+        return True
     if sock is None:
         return False
     sock.close()
     return True
-
-
-def call(sock: socket.socket, op: str, args: dict[str, Any]) -> Any:
-    """Send one request and return the result (raising the server's error as-is)."""
-    with sock:
-        try:
-            sock.sendall(json.dumps({"op": op, "args": args}).encode() + b"\n")
-            reader = sock.makefile("rb")
-            line = reader.readline(MAX_LINE)
-        except OSError as exc:
-            raise StoreError(
-                f"the keepui server for this store stopped answering ({exc}). "
-                "Run the command again."
-            ) from exc
-    if not line:
-        raise StoreError(
-            "the keepui server for this store closed the connection without an "
-            "answer. Run the command again."
-        )
-    reply = json.loads(line)
-    if reply.get("retry"):
-        raise Retry("the server is stopping")
-    if not reply.get("ok"):
-        raise error_from_dict(reply.get("error", {}))
-    return reply.get("result")
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -168,57 +174,93 @@ class _Handler(socketserver.StreamRequestHandler):
         if not line:
             return
         server: StoreServer = self.server.owner  # type: ignore[attr-defined]
+        op = "?"
         try:
             request = json.loads(line)
-            result = server.dispatch(str(request["op"]), dict(request.get("args") or {}))
-            reply: dict[str, Any] = {"ok": True, "result": result}
-        except Retry:
-            reply = {"ok": False, "retry": True}
-        except KeepuiError as exc:
-            reply = {"ok": False, "error": exc.to_dict()}
-        except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
-            reply = {
-                "ok": False,
-                "error": {
-                    "type": "StoreError",
-                    "title": "Server error",
-                    "message": f"{type(exc).__name__}: {exc}",
-                },
-            }
-        self.wfile.write(json.dumps(reply).encode() + b"\n")
+            op = str(request["op"])
+            every = float(request.get("beat") or ANSWER_TIMEOUT_S / 4)
+        except (ValueError, KeyError, TypeError) as exc:
+            self.wfile.write(json.dumps(_failure(exc)).encode() + b"\n")
+            return
+        with Beat(self.request, every) as beat:
+
+            def ready() -> None:
+                if server.stopping:
+                    raise Retry("stopping")
+                if gone(self.request):
+                    raise _Gone
+                beat.running()
+
+            try:
+                result = server.dispatch(op, dict(request.get("args") or {}), ready)
+                reply: dict[str, Any] = {"ok": True, "result": result}
+            except _Gone:
+                server.note(f"keepui: dropped a {op} request: its client gave up before it ran")
+                return
+            except Retry:
+                reply = {"ok": False, "retry": True}
+            except KeepuiError as exc:
+                reply = {"ok": False, "error": exc.to_dict()}
+            except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
+                reply = _failure(exc)
+            beat.finish(json.dumps(reply).encode() + b"\n")
+
+
+def _failure(exc: Exception) -> dict[str, Any]:
+    return {
+        "ok": False,
+        "error": {
+            "type": "StoreError",
+            "title": "Server error",
+            "message": f"{type(exc).__name__}: {exc}",
+        },
+    }
 
 
 class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     # Handler threads are joined on close, so the store is never closed under a request.
     daemon_threads = False
     block_on_close = True
+    request_queue_size = 64  # clients queue in the kernel while the server accepts
 
 
 class StoreServer:
-    """Serves one store's operations to other processes.
+    """Serves one store's operations to other processes, each request in its own thread.
 
     Args:
         store: The store directory (its lock must already be held by this process).
-        dispatch: Callable(op, args) -> JSON-ready result; runs requests one at a time.
+        dispatch: Callable(op, args, ready) -> JSON-ready result. It takes the request's turn
+            on the store, calls `ready()` (which raises when the request must not run after
+            all: the server is stopping, or the client has gone), then runs it.
+        on_note: Called with a line about what the server did on its own (the owner's log).
     """
 
-    def __init__(self, store: Path, dispatch: Callable[[str, dict[str, Any]], Any]) -> None:
+    def __init__(
+        self,
+        store: Path,
+        dispatch: Callable[[str, dict[str, Any], Callable[[], None]], Any],
+        on_note: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = socket_path(store)
         self._dispatch = dispatch
-        self._serial = threading.Lock()
-        self._stopping = False
+        self._on_note = on_note
+        self.stopping = False
         self.path.unlink(missing_ok=True)
         self._server = _UnixServer(str(self.path), _Handler)
         os.chmod(self.path, 0o600)
         self._server.owner = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
 
-    def dispatch(self, op: str, args: dict[str, Any]) -> Any:
-        """Run one request, serialised with every other request."""
-        with self._serial:
-            if self._stopping:
-                raise Retry("stopping")
-            return self._dispatch(op, args)
+    def dispatch(self, op: str, args: dict[str, Any], ready: Callable[[], None]) -> Any:
+        """Run one request in its turn (see the class docstring)."""
+        if self.stopping:
+            raise Retry("stopping")
+        return self._dispatch(op, args, ready)
+
+    def note(self, line: str) -> None:
+        """Tell the owner's log."""
+        if self._on_note is not None:
+            self._on_note(line)
 
     def start(self) -> None:
         """Serve in a background thread."""
@@ -232,10 +274,9 @@ class StoreServer:
         self._server.serve_forever()
 
     def stop(self) -> None:
-        """Stop serving: finish the running request, send queued ones back to retry."""
+        """Stop serving: finish the running requests, send the others back to retry."""
         self.path.unlink(missing_ok=True)  # new clients go straight to the store lock
-        with self._serial:
-            self._stopping = True
+        self.stopping = True  # a request not yet running gets "retry" when its turn comes
         if self._thread is not None:
             self._server.shutdown()
         while select.select([self._server.socket], [], [], 0)[0]:

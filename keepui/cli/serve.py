@@ -13,7 +13,7 @@ import typer
 
 from keepui.cli.options import JsonFlag, StoreOpt
 from keepui.cli.output import emit_json, note
-from keepui_engine import open_workbench, start_local_postgres
+from keepui_engine import open_workbench, start_local_postgres, stop_local_postgres
 
 
 def serve(store: StoreOpt = None, json_: JsonFlag = False) -> None:
@@ -30,9 +30,11 @@ def serve(store: StoreOpt = None, json_: JsonFlag = False) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    if hasattr(signal, "SIGXFSZ"):  # past a file-size limit a write fails, it does not kill us
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     with open_workbench(store, own=True) as wb:
         wb.warm_up()
-        wb.serve()
+        wb.serve(on_note=note)
         note(f"keepui: serving {wb.store} (Ctrl+C to stop)")
         if json_:  # one line when ready, for scripts that start a server and wait for it
             emit_json({"store": str(wb.store), "pid": os.getpid(), "state": "serving"})
@@ -53,13 +55,28 @@ def serve_pg(
             "per million vectors). Kept in DIRECTORY for later starts.",
         ),
     ] = None,
+    stop_: Annotated[
+        bool,
+        typer.Option(
+            "--stop",
+            help="Stop the PostgreSQL serving DIRECTORY (and its serve-pg), also one left "
+            "running by a serve-pg that was killed.",
+        ),
+    ] = False,
     json_: JsonFlag = False,
 ) -> None:
     """Start a local PostgreSQL with pgvector in DIRECTORY for trying the PostgreSQL backend.
 
     \b
-    Prints its URL on stdout; use it as --store URL (or KEEPUI_STORE). Stops on Ctrl+C.
+    Prints its URL on stdout; use it as --store URL (or KEEPUI_STORE). Stops on Ctrl+C,
+    SIGTERM, or `keepui serve-pg DIRECTORY --stop` from another terminal.
     """
+    if stop_:
+        done = stop_local_postgres(directory)
+        if json_:
+            emit_json({"data": directory, "state": "stopped", "detail": done})
+        note(f"keepui: {done}")
+        return
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:

@@ -3,6 +3,10 @@
 A handler raises on failure (the queue then backs off or dead-letters the task) and returns a
 short description of what it did. Work for a version that is no longer the head finishes as
 `stale` without doing anything: the newer version has its own task.
+
+The slow step of a task (the summarizer, the embedding model) runs `gate.outside` the store:
+in an owner, other requests, writes included, run meanwhile. So a handler reads its inputs,
+lets go, computes, and writes only if the document is still the one it read (`_unchanged`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 from keepui_engine.ingest.splitting import blocks_from_parts
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
+from keepui_engine.work.gate import outside
 
 if TYPE_CHECKING:
     from keepui_engine.ports import Operations
@@ -28,6 +33,16 @@ def _head(engine: Operations, task: Task) -> Row | None:
     if head is None or (task.version is not None and head.version != task.version):
         return None
     return head
+
+
+def _unchanged(engine: Operations, head: Row, *, parts: bool = False) -> bool:
+    """Whether the document's head is still `head`: the same version of the same text (and,
+    with `parts`, analyzed as it was); checked in the write transaction after a step that
+    let go of the store (a delete and a new put can bring a version number back)."""
+    now = documents.heads(engine.store.con, [head.id]).get(head.id)
+    if now is None or (now.version, now.content_hash) != (head.version, head.content_hash):
+        return False
+    return not parts or now.sys == head.sys
 
 
 def summarize(engine: Operations, task: Task) -> str:
@@ -44,11 +59,14 @@ def summarize(engine: Operations, task: Task) -> str:
         from keepui_engine.work.context import context_for
 
         context = context_for(engine.store.con, engine.store.index, head.id)
-    summary = summarizer.summarize(text, context=context).strip()
+    with outside(getattr(engine.store, "lock", None)):
+        summary = summarizer.summarize(text, context=context).strip()
     if not summary:
         raise RuntimeError(f"the {summarizer.name} summarizer returned nothing")
     con = engine.store.con
     with engine.store.transaction():
+        if not _unchanged(engine, head):
+            return "stale"
         con.execute(
             "UPDATE documents SET summary = $3 WHERE id = $1 AND version = $2",
             [head.id, head.version, summary],
@@ -113,6 +131,8 @@ def analyze_doc(
     by_hash = dict(zip(texts, vecs, strict=True))
     rows = [p for p, _ in plan]
     with engine.store.transaction():
+        if not _unchanged(engine, head, parts=True):
+            return "stale"
         dropped = documents.drop_vector_keys(con, head.id, head.version, parts_only=True)
         drop_tail(con, dropped)
         part_sql.drop(con, head.id, head.version)
@@ -160,7 +180,9 @@ def embed_all(engine: Operations, doc_id: str) -> str:
     cached = documents.cached_vectors(con, list(texts), name, dim)
     todo = [h for h in texts if h not in cached]
     if todo:
-        vecs = np.asarray(engine.embedder.embed([texts[h] for h in todo]), np.float32)
+        with outside(getattr(engine.store, "lock", None)):
+            raw = engine.embedder.embed([texts[h] for h in todo])
+        vecs = np.asarray(raw, np.float32)
         fresh = dict(zip(todo, vecs, strict=True))
         with engine.store.transaction():
             documents.store_vectors(con, fresh, name)
