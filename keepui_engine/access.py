@@ -138,6 +138,13 @@ class _NoLock:
 
 def _unexpected(what: str, exc: Exception) -> StoreError:
     """A non-keepui exception, wrapped so that only KeepuiErrors leave the facade."""
+    if "corrupt" in str(exc).lower():  # DuckDB found a block whose checksum fails
+        return StoreError(
+            f"{what} failed: the database file is damaged ({type(exc).__name__}: {exc}). "
+            "Restore keepui.duckdb from a backup; `keepui doctor` names the tables it can "
+            "still read, and `keepui export` saves what they hold.",
+            "Database damaged",
+        )
     return StoreError(
         f"{what} failed unexpectedly: {type(exc).__name__}: {exc}. The store was not "
         "changed by the failed step; please report this with the command you ran.",
