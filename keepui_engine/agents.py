@@ -9,7 +9,7 @@ from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import now_id
 from keepui_engine.search import context as ctx
 from keepui_engine.search.reflection import Reflection, check_kind
-from keepui_engine.types import Hit, Item
+from keepui_engine.types import FindResult, Hit, Item
 
 if TYPE_CHECKING:
     from keepui_engine.api import Workbench
@@ -20,6 +20,19 @@ class Scope(NamedTuple):
 
     history: bool = False  # archived versions too (find --history)
     include_system: bool = False  # the now notes and system documents (find --all)
+
+    def find(
+        self, wb: Workbench, query: str, tags: list[str] | None, top_k: int, mode: str | None
+    ) -> FindResult:
+        """The hits a context or reflection draws on, within this scope."""
+        return wb.find(
+            query,
+            tags=tags,
+            limit=top_k,
+            mode=mode,
+            history=self.history,
+            include_system=self.include_system,
+        )
 
 
 NOW = Scope()  # current research documents only: the default
@@ -53,14 +66,7 @@ def context(
     _positive(top_k, "--top-k")
     _positive(max_tokens, "--max-tokens")
     with wb._session():  # one store open for the search and the passages
-        found = wb.find(
-            query,
-            tags=tags,
-            limit=top_k,
-            mode=mode,
-            history=scope.history,
-            include_system=scope.include_system,
-        )
+        found = scope.find(wb, query, tags, top_k, mode)
         return ctx.build(
             found,
             lambda hit: passage_text(wb, hit),
@@ -84,14 +90,7 @@ def reflect(
     check_kind(kind)
     _positive(top_k, "--top-k")
     with wb._session():
-        found = wb.find(
-            query,
-            tags=tags,
-            limit=top_k,
-            mode=mode,
-            history=scope.history,
-            include_system=scope.include_system,
-        )
+        found = scope.find(wb, query, tags, top_k, mode)
         passages = [
             {"id": h.id, "matched": h.matched, "text": passage_text(wb, h)} for h in found.hits
         ]
