@@ -6,14 +6,7 @@ from typing import Annotated
 
 import typer
 
-from keepui.cli.options import (
-    FilterOpt,
-    JsonFlag,
-    StoreOpt,
-    TagOpt,
-    bounded_count,
-    finite_score,
-)
+from keepui.cli.options import FilterOpt, JsonFlag, StoreOpt, TagOpt
 from keepui.cli.output import emit_json, note, out
 from keepui_engine import Item, StoreError, now_id, open_workbench
 
@@ -21,9 +14,7 @@ ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", "-m", help="dense, bm25 or hybrid [default: [search] mode]."),
 ]
-TopKOpt = Annotated[
-    int, typer.Option("--top-k", "-k", help="Search this many hits.", callback=bounded_count)
-]
+TopKOpt = Annotated[int, typer.Option("--top-k", "-k", help="Search this many hits.")]
 HistoryOpt = Annotated[
     bool,
     typer.Option(
@@ -39,18 +30,11 @@ def context(
     query: Annotated[str, typer.Argument(help="What the prompt is about, in words.")],
     top_k: TopKOpt = 5,
     min_score: Annotated[
-        float,
-        typer.Option(
-            "--min-score", help="Leave out hits scoring below this.", callback=finite_score
-        ),
+        float, typer.Option("--min-score", help="Leave out hits scoring below this.")
     ] = 0.1,
     max_tokens: Annotated[
         int,
-        typer.Option(
-            "--max-tokens",
-            help="Budget in words, [Source] markers included.",
-            callback=bounded_count,
-        ),
+        typer.Option("--max-tokens", help="Budget in words, [Source] markers included."),
     ] = 2048,
     tag: FilterOpt = None,
     mode: ModeOpt = None,
