@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from keepui_engine.config_values import BadNumber, check_flow_number, check_ranges
+from keepui_engine.config_values import positive as _positive
+from keepui_engine.config_values import typed as _get
 from keepui_engine.errors import ConfigError
 from keepui_engine.pg_url import is_url
 from keepui_engine.private import make_private_dir
@@ -66,8 +69,15 @@ rerank = "relevance"
 recency_weight = 0.3
 
 [ingest]
-# Files larger than this are refused (MB).
+# Files larger than this are refused (MB); `keepui put -` reads at most this much of stdin.
 max_file_mb = 100
+# Longer texts are refused (MB of characters; storing takes ~0.2 GB of memory per MB of text).
+max_text_mb = 4
+# Reading one file stops after this many seconds (OCR has its own limit per page).
+extract_timeout_s = 60
+# Larger images (width x height) are refused from their header; OCR reads up to ocr_max_pixels.
+max_pixels = 250000000
+ocr_max_pixels = 50000000
 # PDFs: pages beyond this are not read.
 pdf_page_cap = 1000
 # Long documents split into parts: by structure (pages, slides, headings, paragraphs), then by
@@ -165,6 +175,10 @@ class Settings:
     min_score: float | None = None
     fusion_weights: tuple[float, float] = (1.0, 1.0)
     max_file_mb: float = 100.0
+    max_text_mb: float = 4.0
+    extract_timeout_s: float = 60.0
+    max_pixels: int = 250_000_000
+    ocr_max_pixels: int = 50_000_000
     pdf_page_cap: int = 1000
     chunk_size: int = 512
     chunk_overlap: int = 64
@@ -250,24 +264,6 @@ def store_exists(root: Path) -> bool:
     return (root / CONFIG_NAME).is_file() or (root / "keepui.duckdb").is_file()
 
 
-def _get(table: dict[str, object], key: str, kind: type, default: object, where: str) -> object:
-    value = table.get(key, default)
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ConfigError(
-            f"{where}: `{key}` must be a {kind.__name__}, got {value!r}. Fix it in keepui.toml.",
-        )
-    return value
-
-
-def _positive(table: dict[str, object], key: str, kind: type, default: object, where: str) -> float:
-    value = float(_get(table, key, kind, default, where))  # type: ignore[arg-type]
-    if value <= 0:
-        raise ConfigError(f"{where}: `{key}` must be greater than 0, got {value:g}.")
-    return value
-
-
 def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool = True) -> Settings:
     """Read (and on first use create) keepui.toml in the store directory.
 
@@ -345,11 +341,11 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
         raise ConfigError(f"{where}: [search] mode = {mode!r}; choose dense, bm25 or hybrid.")
     chunk_overlap = int(_get(ing, "chunk_overlap", int, 64, where))  # type: ignore[call-overload]
     if not 0 <= chunk_overlap < int(ing.get("chunk_size", 512)):
-        raise ConfigError(
+        raise BadNumber(
             f"{where}: [ingest] chunk_overlap = {chunk_overlap}; it must be at least 0 and "
             "smaller than chunk_size."
         )
-    return Settings(
+    settings = Settings(
         store=root,
         url=url,
         embedding_provider=str(_get(emb, "provider", str, "sentence-transformers", where)),
@@ -377,6 +373,10 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
             float(_get(se, "bm25_weight", float, 1.0, where)),  # type: ignore[arg-type]
         ),
         max_file_mb=_positive(ing, "max_file_mb", float, 100.0, where),
+        max_text_mb=_positive(ing, "max_text_mb", float, 4.0, where),
+        extract_timeout_s=float(_get(ing, "extract_timeout_s", float, 60.0, where)),  # type: ignore[arg-type]
+        max_pixels=int(_get(ing, "max_pixels", int, 250_000_000, where)),  # type: ignore[call-overload]
+        ocr_max_pixels=int(_get(ing, "ocr_max_pixels", int, 50_000_000, where)),  # type: ignore[call-overload]
         pdf_page_cap=int(_positive(ing, "pdf_page_cap", int, 1000, where)),
         chunk_size=int(_positive(ing, "chunk_size", int, 512, where)),
         chunk_overlap=chunk_overlap,
@@ -398,6 +398,7 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
         flow_budget=int(_positive(fl, "budget", int, 5, where)),
         flow_params=_flow_params(fl, where),
     )
+    return check_ranges(settings, where)
 
 
 def _flow_params(table: dict[str, object], where: str) -> dict[str, object]:
@@ -408,5 +409,6 @@ def _flow_params(table: dict[str, object], where: str) -> dict[str, object]:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float, str, list)):
             raise ConfigError(f"{where}: [flows] {key} must be a number, a string or a list.")
+        check_flow_number(key, value, where)
         out[key] = value
     return out

@@ -1,4 +1,4 @@
-"""Validation of user input: ids, `ID@V{N}` addresses, tags and ISO-8601 times."""
+"""Validation of user input: ids, `ID@V{N}` addresses, tags, sources (times: moments.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ import hashlib
 import io
 import os
 import re
-from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine.errors import NotFound, UsageError
+from keepui_engine.moments import EARLIEST as EARLIEST
+from keepui_engine.moments import LATEST as LATEST
+from keepui_engine.moments import iso as iso
+from keepui_engine.moments import parse_moment as parse_moment
+from keepui_engine.moments import parse_time as parse_time
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -178,77 +182,6 @@ def merge_tags(base: UserTags, changes: dict[str, list[str] | None]) -> UserTags
     return dict(sorted(merged.items()))
 
 
-_DURATION = re.compile(
-    r"^P(?:(?P<y>\d+(?:\.\d+)?)Y)?(?:(?P<mo>\d+(?:\.\d+)?)M)?(?:(?P<w>\d+(?:\.\d+)?)W)?"
-    r"(?:(?P<d>\d+(?:\.\d+)?)D)?(?:T(?:(?P<h>\d+(?:\.\d+)?)H)?(?:(?P<mi>\d+(?:\.\d+)?)M)?"
-    r"(?:(?P<s>\d+(?:\.\d+)?)S)?)?$",
-    re.IGNORECASE,
-)
-
-
-def parse_time(raw: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
-    """Parse an ISO-8601 date, datetime or duration (P7D, PT1H: that long before now) to UTC.
-
-    Raises:
-        UsageError: The text is none of those.
-    """
-    now = now or datetime.now(UTC)
-    text = raw.strip()
-    m = _DURATION.match(text)
-    if m and any(m.groupdict().values()):
-        g = {k: float(v) if v else 0.0 for k, v in m.groupdict().items()}
-        span = timedelta(
-            days=g["y"] * 365 + g["mo"] * 30 + g["w"] * 7 + g["d"],
-            hours=g["h"],
-            minutes=g["mi"],
-            seconds=g["s"],
-        )
-        return now - span
-    try:
-        if len(text) == 10:
-            d = date.fromisoformat(text)
-            return datetime(d.year, d.month, d.day, tzinfo=UTC)
-        dt = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"{option} {raw!r} is not an ISO-8601 date (2026-11-01), datetime "
-            "(2026-11-01T09:30) or duration (P7D, PT1H)."
-        ) from None
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
-
-
-def parse_moment(raw: str, *, option: str = "--as-of") -> datetime:
-    """A moment for --as-of, as naive UTC: an ISO date (the end of that day) or date-time,
-    in local time unless it names a zone; a duration (P7D) means that long ago.
-
-    Raises:
-        UsageError: The text is none of those.
-    """
-    text = raw.strip()
-    m = _DURATION.match(text)
-    if m and any(m.groupdict().values()):
-        return parse_time(text, option=option).replace(tzinfo=None)
-    try:
-        if len(text) == 10:
-            d = date.fromisoformat(text)
-            local = datetime(d.year, d.month, d.day, 23, 59, 59, 999999)
-        else:
-            local = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"{option} {raw!r} is not an ISO-8601 date (2026-10-01: the end of that day) or "
-            "date-time (2026-10-01T09:30, local time unless it ends in Z or +HH:MM)."
-        ) from None
-    return local.astimezone(UTC).replace(tzinfo=None)
-
-
-def iso(dt: datetime) -> str:
-    """Render a naive-UTC or aware datetime as ISO-8601 UTC with a Z."""
-    if dt.tzinfo is not None:
-        dt = dt.astimezone(UTC).replace(tzinfo=None)
-    return dt.isoformat(timespec="microseconds") + "Z"
-
-
 # -- put SOURCE: what kind of source a string names --------------------------------------
 def is_url(source: str) -> bool:
     """Whether a source is an http(s) URL."""
@@ -256,18 +189,21 @@ def is_url(source: str) -> bool:
 
 
 def local_path(source: str) -> Path | None:
-    """The path a source names (`file://` URI or an existing path), else None (literal text)."""
+    """The path a source names (`file://` URI or an existing path), else None (literal text).
+
+    Any existing file counts, whatever its name: one with a newline in it too (issue 23).
+    """
     from urllib.parse import unquote, urlparse
 
     if source.startswith("file://"):
         return Path(unquote(urlparse(source).path))
-    if "\n" in source or len(source) >= 4096 or not source.strip():
+    if not source or len(source) >= 4096 or "\x00" in source:
         return None
-    path = Path(source).expanduser()
     try:
-        if path.exists() or os.path.lexists(path):
+        path = Path(source).expanduser()
+        if os.path.lexists(path):
             return path
-    except OSError:
+    except (OSError, RuntimeError, ValueError):  # a name too long, an unknown ~user
         return None
     return None
 

@@ -6,7 +6,14 @@ from typing import Annotated
 
 import typer
 
-from keepui.cli.options import FilterOpt, JsonFlag, StoreOpt, TagOpt
+from keepui.cli.options import (
+    FilterOpt,
+    JsonFlag,
+    StoreOpt,
+    TagOpt,
+    bounded_count,
+    finite_score,
+)
 from keepui.cli.output import emit_json, note, out
 from keepui_engine import Item, StoreError, now_id, open_workbench
 
@@ -14,7 +21,9 @@ ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", "-m", help="dense, bm25 or hybrid [default: [search] mode]."),
 ]
-TopKOpt = Annotated[int, typer.Option("--top-k", "-k", help="Search this many hits.")]
+TopKOpt = Annotated[
+    int, typer.Option("--top-k", "-k", help="Search this many hits.", callback=bounded_count)
+]
 HistoryOpt = Annotated[
     bool,
     typer.Option(
@@ -30,11 +39,18 @@ def context(
     query: Annotated[str, typer.Argument(help="What the prompt is about, in words.")],
     top_k: TopKOpt = 5,
     min_score: Annotated[
-        float, typer.Option("--min-score", help="Leave out hits scoring below this.")
+        float,
+        typer.Option(
+            "--min-score", help="Leave out hits scoring below this.", callback=finite_score
+        ),
     ] = 0.1,
     max_tokens: Annotated[
         int,
-        typer.Option("--max-tokens", help="Budget in words, [Source] markers included."),
+        typer.Option(
+            "--max-tokens",
+            help="Budget in words, [Source] markers included.",
+            callback=bounded_count,
+        ),
     ] = 2048,
     tag: FilterOpt = None,
     mode: ModeOpt = None,

@@ -8,6 +8,10 @@ through the same function, and a test checks they print the same thing.
 
 from __future__ import annotations
 
+import math
+
+from keepui.cli.numbers import MAX_COUNT
+
 VALUE_OPTS = {
     "-t": "tag",
     "--tag": "tag",
@@ -86,13 +90,15 @@ def parse(argv: list[str]) -> dict[str, object] | None:
             if key == "tag":
                 args["tag"].append(value)  # type: ignore[attr-defined]
             elif key == "limit":
-                if not value.lstrip("-").isdigit():
+                if not value.lstrip("-").isdigit() or int(value) > MAX_COUNT:
                     return None
                 args["limit"] = int(value)
             elif key == "min_score":
                 try:
                     args["min_score"] = float(value)
                 except ValueError:
+                    return None
+                if not math.isfinite(float(value)):
                     return None
             else:
                 args[key] = value

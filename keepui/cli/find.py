@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from keepui.cli.options import FilterOpt, IdsFlag, JsonFlag, NlFlag, StoreOpt
+from keepui.cli.options import (
+    FilterOpt,
+    IdsFlag,
+    JsonFlag,
+    NlFlag,
+    StoreOpt,
+    bounded_count,
+    finite_score,
+)
 from keepui.cli.output import emit_json, out, render_find
 from keepui_engine import FindQuery, UsageError, open_workbench
 
@@ -14,7 +22,10 @@ from keepui_engine import FindQuery, UsageError, open_workbench
 def find(
     query: Annotated[str, typer.Argument(help="What to look for, in words.")],
     tag: FilterOpt = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
+    limit: Annotated[
+        int,
+        typer.Option("--limit", "-n", help="At most this many hits.", callback=bounded_count),
+    ] = 10,
     since: Annotated[
         str | None,
         typer.Option(
@@ -34,7 +45,9 @@ def find(
     ] = None,
     min_score: Annotated[
         float | None,
-        typer.Option("--min-score", help="Hide hits whose final score is below this."),
+        typer.Option(
+            "--min-score", help="Hide hits whose final score is below this.", callback=finite_score
+        ),
     ] = None,
     fusion: Annotated[
         str | None,

@@ -1,11 +1,57 @@
-"""`keepui put FILE | DIR | URL`: a progress bar while files go in, then the report."""
+"""`keepui put FILE | DIR | URL | -`: stdin read within its cap; a progress bar while files go
+in, then the report."""
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, BinaryIO
 
 from keepui.cli.output import emit_json, note, out
-from keepui_engine import UsageError, open_workbench
+from keepui_engine import UsageError, load_settings, open_workbench
+
+MB = 1024 * 1024
+CHUNK = 1 << 20
+
+
+def read_stdin(store: str | None, stream: BinaryIO | None = None) -> str:
+    """Standard input as text: read a chunk at a time and refused as soon as it passes
+    `[ingest] max_file_mb`, then decoded as UTF-8 and held to `[ingest] max_text_mb`.
+
+    Raises:
+        UsageError: Over a cap (named, with its keepui.toml key), not UTF-8, or binary.
+    """
+    settings = load_settings(store, create=False)
+    source = stream if stream is not None else sys.stdin.buffer
+    cap = settings.max_file_mb * MB
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := source.read(CHUNK):
+        size += len(chunk)
+        if size > cap:
+            raise UsageError(
+                f"standard input is over the {settings.max_file_mb:g} MB cap on what a put "
+                "reads; raise `[ingest] max_file_mb` in keepui.toml, or split the input."
+            )
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    if b"\x00" in data:
+        raise UsageError("standard input holds NUL bytes: binary data, not text; give text.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start]
+        raise UsageError(
+            f"standard input is not UTF-8 (byte 0x{bad:02X} at offset {exc.start}: "
+            f"{exc.reason}); convert it first (e.g. iconv -f latin1 -t utf-8), or put it as "
+            "a file, which keepui decodes from legacy encodings too."
+        ) from None
+    if len(text) > settings.max_text_mb * MB:
+        raise UsageError(
+            f"standard input is {len(text) / MB:.1f} MB of text, over the "
+            f"{settings.max_text_mb:g} MB cap on one document's text; raise "
+            "`[ingest] max_text_mb` in keepui.toml, or split the input."
+        )
+    return text
 
 
 def put_sources(

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from keepui.cli.options import FilterOpt, JsonFlag, NlFlag, StoreOpt, TagOpt
+from keepui.cli.options import FilterOpt, JsonFlag, NlFlag, StoreOpt, TagOpt, bounded_count
 from keepui.cli.output import (
     emit_json,
     emit_ndjson,
@@ -60,7 +60,7 @@ def put(
     A SOURCE that looks like a path (it has a / or starts with . or ~, or ends in a file
     extension) but names nothing that exists is an error (exit 2), never a note.
     """
-    from keepui.cli.ingest import put_sources
+    from keepui.cli.ingest import put_sources, read_stdin
     from keepui_engine import NotFound, looks_like_path, source_kind
 
     if text is not None:
@@ -90,7 +90,7 @@ def put(
                 "nothing to store: give TEXT, a file path, or - to read standard "
                 'input (e.g. keepui put "a note").'
             )
-        source, origin = sys.stdin.read(), "stdin"
+        source, origin = read_stdin(store), "stdin"
     else:
         origin = "inline"
     _put_text(source, origin, id=id, tags=tag, summary=summary, store=store, json_=json_)
@@ -256,7 +256,9 @@ def list_(
     sort: Annotated[
         str, typer.Option("--sort", help="updated, created, accessed or id.")
     ] = "updated",
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="At most this many.", callback=bounded_count)
+    ] = 20,
     facets: Annotated[
         bool,
         typer.Option("--facets", help="Count each tag value over the matching documents instead."),

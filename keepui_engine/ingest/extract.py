@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from keepui_engine.errors import UsageError
+from keepui_engine.ingest import deadline
 
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -77,6 +78,7 @@ _BINARY_MAGIC = (
 # Bytes that never occur in text: C0 controls other than \t \n \v \f \r and ESC, plus DEL.
 _CONTROL = frozenset(set(range(32)) - {9, 10, 11, 12, 13, 27}) | {127}
 _SNIFF_BYTES = 8192
+MB = 1024 * 1024
 BINARY_CONTROL_SHARE = 0.10
 
 
@@ -118,11 +120,19 @@ class Limits:
         max_file_mb: Larger inputs are refused before any parsing.
         pdf_page_cap: Pages after this many are not read (a note says so).
         max_pixels: Images with more pixels (width * height) are refused.
+        max_text_mb: Inputs whose text is longer are refused (a MB here is 2**20
+            characters): storing and indexing cost memory in proportion to the text.
+        timeout_s: Extraction taking longer is stopped (0 or less: no limit).
+        ocr_max_pixels: Larger images, and PDF pages rendered for OCR, are not OCRed at
+            full size (images are skipped with a note; pages are rendered at a lower dpi).
     """
 
     max_file_mb: float = 100.0
     pdf_page_cap: int = 1000
     max_pixels: int = 250_000_000
+    max_text_mb: float = 4.0
+    timeout_s: float = 60.0
+    ocr_max_pixels: int = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -276,6 +286,26 @@ def extract(
             "raise `[ingest] max_file_mb` in keepui.toml to store it."
         )
     mime = sniff(data, name, content_type)
+    if mime.startswith("text/") and mime != HTML and len(data) > 4 * limits.max_text_mb * MB:
+        # Text takes at most 4 bytes a character: this one is over the cap, left undecoded.
+        raise text_over_cap(name, len(data) // 4, limits.max_text_mb, "at least ")
+    with deadline.limit(name, limits.timeout_s):
+        got = _extract(data, name, mime, limits)
+    if len(got.text) > limits.max_text_mb * MB:
+        raise text_over_cap(name, len(got.text), limits.max_text_mb)
+    return got
+
+
+def text_over_cap(name: str, chars: int, cap_mb: float, prefix: str = "") -> ExtractError:
+    """The refusal of a text of `chars` characters, over `[ingest] max_text_mb`."""
+    return ExtractError(
+        f"{name}: its text is {prefix}{chars / MB:.3g} MB, over the {cap_mb:g} MB cap on one "
+        "document's text; split it into smaller files, or raise `[ingest] max_text_mb` in "
+        "keepui.toml (storing and indexing take about 0.2 GB of memory per MB of text)."
+    )
+
+
+def _extract(data: bytes, name: str, mime: str, limits: Limits) -> Extracted:
     if mime == PDF:
         from keepui_engine.ingest.formats import pdf
 

@@ -19,7 +19,7 @@ from keepui_engine.types import IngestEntry, IngestReport, PutSpec
 
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
-    from keepui_engine.ingest.extract import Extracted
+    from keepui_engine.ingest.extract import Extracted, Limits
     from keepui_engine.types import PutResult
 
 Progress = Callable[[int, int, str], None]
@@ -64,8 +64,9 @@ def build_spec(
     return spec, notes
 
 
-def with_ocr(extracted: Extracted, loaded: sources.Loaded) -> Extracted:
-    """Fill scanned pages (or an image) with OCR text when tesseract is installed."""
+def with_ocr(extracted: Extracted, loaded: sources.Loaded, max_pixels: int) -> Extracted:
+    """Fill scanned pages (or an image) with OCR text when tesseract is installed; images
+    over `max_pixels` (`[ingest] ocr_max_pixels`) are left unread, with a note."""
     from dataclasses import replace
 
     if not extracted.ocr_pages:
@@ -80,12 +81,19 @@ def with_ocr(extracted: Extracted, loaded: sources.Loaded) -> Extracted:
         )
         return replace(extracted, notes=[*extracted.notes, note])
     if extracted.content_type.startswith("image/"):
-        text = ocr.ocr_image(loaded.data).strip()
+        pixels = int(extracted.tags.get("width", 0)) * int(extracted.tags.get("height", 0))
+        if pixels > max_pixels:
+            note = (
+                f"OCR skipped: the image has {pixels:,} pixels, over the OCR cap of "
+                f"{max_pixels:,} (raise `[ingest] ocr_max_pixels` in keepui.toml to read it)"
+            )
+            return replace(extracted, notes=[*extracted.notes, note])
+        text = ocr.ocr_image(loaded.data, max_pixels).strip()
         if not text:
             return replace(extracted, notes=[*extracted.notes, "OCR found no text in the image"])
         body = f"{extracted.text}\n\n{text}".strip()
         return replace(extracted, text=body, notes=[*extracted.notes, "text read by OCR"])
-    got = ocr.ocr_pdf_pages(loaded.data, list(extracted.ocr_pages))
+    got = ocr.ocr_pdf_pages(loaded.data, list(extracted.ocr_pages), max_pixels)
     sections = [s for s in extracted.sections if s.kind != "page" or s.index - 1 not in got]
     sections += [Section(t.strip(), "page", p + 1) for p, t in got.items() if t.strip()]
     sections.sort(key=lambda s: s.index if s.kind == "page" else 0)
@@ -99,11 +107,25 @@ def with_ocr(extracted: Extracted, loaded: sources.Loaded) -> Extracted:
     )
 
 
+def limits_of(settings: Settings) -> Limits:
+    """The extraction caps `[ingest]` in keepui.toml sets."""
+    from keepui_engine.ingest.extract import Limits
+
+    return Limits(
+        max_file_mb=settings.max_file_mb,
+        pdf_page_cap=settings.pdf_page_cap,
+        max_pixels=settings.max_pixels,
+        max_text_mb=settings.max_text_mb,
+        timeout_s=settings.extract_timeout_s,
+        ocr_max_pixels=settings.ocr_max_pixels,
+    )
+
+
 def prepare(
     source: str, settings: Settings, *, doc_id: str | None, user_tags: list[str]
 ) -> tuple[PutSpec, list[str]]:
     """Read or fetch one file or URL, extract it and build its PutSpec (raises KeepuiError)."""
-    from keepui_engine.ingest.extract import Limits, extract
+    from keepui_engine.ingest.extract import extract
 
     if is_url(source):
         loaded = sources.fetch(
@@ -117,11 +139,13 @@ def prepare(
         path = local_path(source) or Path(source)
         loaded = sources.read_file(path, settings.max_file_mb)
         kind, default_id = "file", loaded.uri
-    limits = Limits(max_file_mb=settings.max_file_mb, pdf_page_cap=settings.pdf_page_cap)
     extracted = extract(
-        loaded.data, name=loaded.name, content_type=loaded.declared_type, limits=limits
+        loaded.data,
+        name=loaded.name,
+        content_type=loaded.declared_type,
+        limits=limits_of(settings),
     )
-    extracted = with_ocr(extracted, loaded)
+    extracted = with_ocr(extracted, loaded, settings.ocr_max_pixels)
     return build_spec(
         extracted, loaded, doc_id=doc_id or default_id, user_tags=user_tags, source=kind
     )
@@ -159,9 +183,10 @@ def ingest(
     for target in targets:
         path = None if is_url(target) else local_path(target)
         if path is not None and path.is_dir():
-            for file, reason in sources.walk(path, globs, [settings.store]):
+            for file, reason, failed in sources.walk(path, globs, [settings.store]):
                 if reason:
-                    entries.append(IngestEntry(str(file), None, "skipped", None, reason))
+                    status = "failed" if failed else "skipped"
+                    entries.append(IngestEntry(str(file), None, status, None, reason))
                 else:
                     todo.append(str(file))
         elif path is None and not is_url(target):

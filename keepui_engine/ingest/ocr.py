@@ -10,9 +10,11 @@ scans more cleanly than the binding's.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import shutil
 import subprocess
+from typing import Any
 
 from keepui_engine import interrupts
 from keepui_engine.errors import ProviderError
@@ -87,13 +89,17 @@ def _tesseract(image: bytes, what: str, dpi: int | None = None) -> str:
     return _clean(done.stdout.decode("utf-8", "replace"))
 
 
-def ocr_pdf_pages(data: bytes, pages: list[int]) -> dict[int, str]:
+def ocr_pdf_pages(
+    data: bytes, pages: list[int], max_pixels: int = Limits().ocr_max_pixels
+) -> dict[int, str]:
     """Read the text of PDF pages with OCR.
 
     Args:
         data: The PDF bytes.
         pages: 0-based page numbers, e.g. `Extracted.ocr_pages`; numbers past the end are
             skipped.
+        max_pixels: A page is rendered at DPI, or lower when that would give more pixels
+            (a poster-sized page at 300 dpi is gigabytes).
 
     Returns:
         Page number -> recognised text (blank lines dropped, whitespace collapsed).
@@ -115,26 +121,34 @@ def ocr_pdf_pages(data: bytes, pages: list[int]) -> dict[int, str]:
                 continue
             with interrupts.shield():  # mupdf's callbacks would swallow a KeyboardInterrupt
                 try:
-                    pix = doc[number].get_pixmap(dpi=DPI, colorspace=pymupdf.csGRAY)
+                    dpi = page_dpi(doc[number].rect, max_pixels)
+                    pix = doc[number].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
                     image = pix.tobytes("png")
                 except Exception as exc:
                     raise ProviderError(
                         f"OCR of page {number + 1}: cannot render it ({exc}).", "OCR failed"
                     ) from exc
-            out[number] = _tesseract(image, f"page {number + 1}", DPI)
+            out[number] = _tesseract(image, f"page {number + 1}", dpi)
     finally:
         doc.close()
     return out
 
 
-def ocr_image(data: bytes) -> str:
+def page_dpi(rect: Any, max_pixels: int) -> int:
+    """DPI, or the highest resolution under it that renders `rect` (in points) in
+    `max_pixels` pixels."""
+    square_inches = max(rect.width, 1.0) * max(rect.height, 1.0) / (72 * 72)
+    return max(1, min(DPI, int(math.sqrt(max_pixels / square_inches))))
+
+
+def ocr_image(data: bytes, max_pixels: int = Limits().ocr_max_pixels) -> str:
     """Read the text of an image (JPEG, PNG, TIFF, ...) with OCR at its own resolution.
 
-    Images over the default pixel cap are refused before decoding (callers check their own
-    cap with `extract` first).
+    Images over `max_pixels` are refused before decoding.
 
     Args:
         data: The image bytes.
+        max_pixels: The largest width * height decoded (`[ingest] ocr_max_pixels`).
 
     Returns:
         The recognised text (blank lines dropped, whitespace collapsed).
@@ -149,7 +163,7 @@ def ocr_image(data: bytes) -> str:
     from keepui_engine.ingest.formats.image import open_header
 
     _require()
-    image = open_header(data, "image for OCR", sniff(data, ""), Limits().max_pixels)
+    image = open_header(data, "image for OCR", sniff(data, ""), max_pixels, "ocr_max_pixels")
     try:
         rgb = image.convert("RGB")  # CMYK, palette and WebP become plain RGB for Tesseract
         buf = io.BytesIO()

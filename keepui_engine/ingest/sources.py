@@ -130,24 +130,34 @@ def display_name(name: str) -> str:
 
 def walk(
     root: Path, exclude: list[str], stores: Iterable[Path] = ()
-) -> Iterator[tuple[Path, str | None]]:
-    """Files under `root` in a stable order, each with a reason to skip it (or None).
+) -> Iterator[tuple[Path, str | None, bool]]:
+    """Files under `root` in a stable order, each with a reason to leave it out (or None) and
+    whether that is a failure (a folder or file that cannot be read) rather than a skip.
 
     Hidden files and folders, `.git`, `node_modules`, `__pycache__`, virtual environments,
     symlinked folders and binaries by suffix are skipped; `exclude` globs match the path
     relative to `root` or the bare name. A keepui store is never put: a folder below `root`
     that holds one (or is one of `stores`) is skipped whole, with one reason; when `root` is
     itself a store, its store files are left out (one reason) and its other files walked.
+    A folder that cannot be listed is reported as failed and the walk goes on.
     """
     own = {_real(s) for s in stores}
+    unreadable: list[tuple[Path, OSError]] = []
+
+    def cannot_list(exc: OSError) -> None:
+        unreadable.append((Path(exc.filename), exc))
 
     def excluded(rel: str, name: str) -> bool:
         return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in exclude)
 
-    in_store = store_exists(root) or _real(root) in own
+    try:
+        in_store = store_exists(root) or _real(root) in own
+    except OSError:  # an unreadable root: os.walk reports it below
+        in_store = False
     if in_store:
-        yield root, f"holds a keepui store: its files ({', '.join(STORE_FILES)}) left out"
-    for top, dirs, files in os.walk(root, followlinks=False):
+        yield root, f"holds a keepui store: its files ({', '.join(STORE_FILES)}) left out", False
+    for top, dirs, files in os.walk(root, onerror=cannot_list, followlinks=False):
+        yield from _unreadable(unreadable)
         here = Path(top)
         keep = []
         for d in sorted(dirs):
@@ -155,16 +165,18 @@ def walk(
             rel = full.relative_to(root).as_posix()
             if d.startswith(".") or d in SKIP_DIRS or excluded(rel, d):
                 continue
-            if (full / "pyvenv.cfg").exists() or (in_store and here == root and d in STORE_DIRS):
+            try:
+                why = _skip_folder(full, own, in_store and here == root)
+            except OSError as exc:
+                unreadable.append((full, exc))
                 continue
-            if full.is_symlink():
-                yield full, "symlinked folder (not followed)"
-                continue
-            if store_exists(full) or _real(full) in own:
-                yield full, "a keepui store (never put)"
+            if why is not None:
+                if why:
+                    yield full, why, False
                 continue
             keep.append(d)
         dirs[:] = keep
+        yield from _unreadable(unreadable)
         for f in sorted(files):
             full = here / f
             rel = full.relative_to(root).as_posix()
@@ -173,9 +185,29 @@ def walk(
             if in_store and here == root and any(fnmatch.fnmatch(f, g) for g in STORE_FILES):
                 continue
             if full.suffix.lower() in BINARY_SUFFIXES:
-                yield full, f"binary file ({full.suffix.lower()})"
+                yield full, f"binary file ({full.suffix.lower()})", False
                 continue
-            yield full, None
+            yield full, None, False
+    yield from _unreadable(unreadable)
+
+
+def _skip_folder(folder: Path, own: set[Path], top_of_store: bool) -> str | None:
+    """Why a folder is not walked ("" to leave it out silently), or None to walk it."""
+    if (folder / "pyvenv.cfg").exists() or (top_of_store and folder.name in STORE_DIRS):
+        return ""
+    if folder.is_symlink():
+        return "symlinked folder (not followed)"
+    if store_exists(folder) or _real(folder) in own:
+        return "a keepui store (never put)"
+    return None
+
+
+def _unreadable(errors: list[tuple[Path, OSError]]) -> Iterator[tuple[Path, str, bool]]:
+    """The folders os.walk (or a check of ours) could not read, as failures; clears `errors`."""
+    for folder, exc in errors:
+        reason = exc.strerror or type(exc).__name__
+        yield folder, f"cannot read this folder ({reason}); check its permissions", True
+    errors.clear()
 
 
 def _real(path: Path) -> Path:

@@ -6,8 +6,18 @@ import codecs
 import re
 from typing import Any
 
-from keepui_engine.ingest.extract import HTML, Extracted, ExtractError, Limits, Section
+from keepui_engine.ingest.extract import (
+    HTML,
+    BinaryFile,
+    Extracted,
+    ExtractError,
+    Limits,
+    Section,
+    looks_binary,
+)
+from keepui_engine.ingest.formats.html_bounds import MAX_ATTRIBUTES, cap_attributes
 from keepui_engine.ingest.formats.html_text import TextCollector
+from keepui_engine.ingest.formats.text import mostly_utf8
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -15,23 +25,47 @@ _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CHARSET_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252"}
 
 
-def decode_html(data: bytes) -> str:
-    """Decode HTML bytes: a BOM wins, then `<meta charset>`, else UTF-8 with replacement."""
+def decode_html(data: bytes, name: str = "page") -> str:
+    """Decode HTML bytes: a BOM wins, then `<meta charset>`, then UTF-8. Undeclared bytes
+    that are not UTF-8 are read as windows-1252 (WHATWG's default for such pages), unless
+    most of their non-ASCII bytes are UTF-8 (a few stray bytes, replaced with U+FFFD).
+
+    Raises:
+        BinaryFile: The bytes are no text: NUL or control bytes, or undeclared bytes that
+            are neither UTF-8 nor windows-1252 (random data named .html).
+    """
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
-    encoding = "utf-8"
+    if looks_binary(data):
+        raise BinaryFile(
+            f"{name}: binary data, not an HTML page (it holds NUL or control bytes); "
+            "check the file."
+        )
     found = _META_CHARSET.search(data[:4096])
     if found:
         label = found.group(1).decode("ascii").lower()
         label = _CHARSET_ALIASES.get(label, label)
         try:
             if not codecs.lookup(label).name.startswith(("utf-16", "utf-32")):
-                encoding = label
+                return data.decode(label, errors="replace")
         except LookupError:
             pass
-    return data.decode(encoding, errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    if mostly_utf8(data):
+        return data.decode("utf-8", errors="replace")
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        raise BinaryFile(
+            f"{name}: not text: neither UTF-8 nor windows-1252, and no charset is declared "
+            "(random or binary data named .html?); check the file, or declare its encoding "
+            "with <meta charset=...>."
+        ) from None
 
 
 def _walk_tree(root: Any, out: TextCollector) -> None:
@@ -98,7 +132,9 @@ def extract_html(data: bytes, name: str, limits: Limits) -> Extracted:
     lxml (libxml2) parses the page. When libxml2 gives up part way (nesting deeper than
     2048 elements, or another of its resource limits), the page is read again by the
     standard library's tokenizer with an explicit stack, which has no depth limit; both feed
-    the same collector. The page is already under `[ingest] max_file_mb`.
+    the same collector. The page is already under `[ingest] max_file_mb`, and its tags
+    are cut after MAX_ATTRIBUTES attributes first (libxml2 is quadratic in them; a note says
+    how many tags were cut).
 
     Args:
         data: The page bytes.
@@ -110,11 +146,18 @@ def extract_html(data: bytes, name: str, limits: Limits) -> Extracted:
 
     Raises:
         ExtractError: The page cannot be parsed.
+        BinaryFile: The bytes are no text (see `decode_html`).
     """
     import lxml.html
     from lxml import etree
 
-    markup = _XML_DECL.sub("", decode_html(data), count=1)
+    markup, crowded = cap_attributes(_XML_DECL.sub("", decode_html(data, name), count=1))
+    notes = []
+    if crowded:
+        notes.append(
+            f"{crowded} tag(s) had more than {MAX_ATTRIBUTES:,} attributes; those past the "
+            f"{MAX_ATTRIBUTES:,}th were not read"
+        )
     try:
         parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, huge_tree=True)
         root = lxml.html.document_fromstring(markup, parser=parser)
@@ -133,4 +176,4 @@ def extract_html(data: bytes, name: str, limits: Limits) -> Extracted:
         blocks = out.blocks
     tags = {"title": title} if title else {}
     sections = _sections(blocks)
-    return Extracted("\n\n".join(s.text for s in sections), HTML, tags, sections, [], [])
+    return Extracted("\n\n".join(s.text for s in sections), HTML, tags, sections, [], notes)

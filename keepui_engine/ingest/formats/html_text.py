@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from keepui_engine.ingest import deadline
+
 _DROP_TAGS = frozenset(
     [
         "script",
@@ -124,6 +126,9 @@ _SECTION_HEADINGS = frozenset({"h1", "h2", "h3"})
 _CELL_TAGS = frozenset({"td", "th"})
 _DISPLAYSTYLE = re.compile(r"^\{\\displaystyle\s*(.*)\}$", re.S)
 _SENTENCE_END = re.compile(r"[.!?…:;][\"'”’)\]]*$")
+# How much of the end of the current block the collector keeps at hand: joining the whole
+# block at every table cell or list item made a row of 400,000 cells quadratic (issue 23).
+_TAIL = 64
 
 Getter = Callable[[str], "str | None"]
 
@@ -160,6 +165,9 @@ class TextCollector:
     def __init__(self) -> None:
         self.blocks: list[tuple[str, str]] = []
         self.buffer: list[str] = []
+        self.raw_tail = ""  # the last _TAIL characters of the block so far
+        self.tail = ""  # the same, up to its last non-space character
+        self.events = 0
         self.pre = 0
         self.articles = 0
         self.tables = 0
@@ -167,6 +175,9 @@ class TextCollector:
 
     def open(self, tag: str, get: Getter) -> bool:
         """An element starts; returns False when its subtree is to be skipped."""
+        self.events += 1
+        if self.events % 1024 == 0:
+            deadline.check()
         if is_dropped(tag, get, self.articles > 0):
             return False
         if tag == "math":  # MathML: keep the TeX source of the formula, not its glyphs
@@ -181,11 +192,11 @@ class TextCollector:
         elif tag == "pre":
             self.pre += 1
         elif tag in _CELL_TAGS:
-            if "".join(self.buffer).strip():
-                self.buffer.append(" | ")
+            if self.tail:
+                self._push(" | ")
             self.cells += 1
         elif tag == "br":
-            self.buffer.append("\n")
+            self._push("\n")
         return True
 
     def close(self, tag: str) -> None:
@@ -206,7 +217,19 @@ class TextCollector:
     def add(self, text: str | None) -> None:
         """Text content (outside <pre>, its newlines are spaces)."""
         if text:
-            self.buffer.append(text if self.pre else text.replace("\n", " "))
+            self._push(text if self.pre else text.replace("\n", " "))
+
+    def _push(self, piece: str) -> None:
+        self.buffer.append(piece)
+        if len(piece) >= _TAIL:
+            if not piece.isspace():
+                kept = piece.rstrip()
+                self.tail = kept[-_TAIL:] if len(kept) >= _TAIL else (self.raw_tail + kept)[-_TAIL:]
+            self.raw_tail = piece[-_TAIL:]
+            return
+        if not piece.isspace():
+            self.tail = (self.raw_tail + piece.rstrip())[-_TAIL:]
+        self.raw_tail = (self.raw_tail + piece)[-_TAIL:]
 
     def _boundary(self, tag: str) -> None:
         if tag not in _BLOCK_TAGS:
@@ -218,14 +241,15 @@ class TextCollector:
 
     def _separate(self) -> None:
         """Within a cell: items of a list or stacked divs follow each other on the row."""
-        so_far = "".join(self.buffer).rstrip()
+        so_far = self.tail
         if so_far and not so_far.endswith("|"):
-            self.buffer.append(" " if _SENTENCE_END.search(so_far) else "; ")
+            self._push(" " if _SENTENCE_END.search(so_far) else "; ")
 
     def flush(self, kind: str = "text") -> None:
         """End the current block (a heading when `kind` says so)."""
         lines = (" ".join(line.split()) for line in "".join(self.buffer).split("\n"))
         text = "\n".join(line.strip(" |;") for line in lines if line.strip(" |;"))
         self.buffer.clear()
+        self.raw_tail = self.tail = ""
         if text:
             self.blocks.append((kind if kind == "heading" or not self.tables else "row", text))

@@ -7,6 +7,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from keepui_engine.ingest import deadline
 from keepui_engine.ingest.extract import DOCX, Extracted, ExtractError, Limits, Section
 
 if TYPE_CHECKING:
@@ -121,7 +122,9 @@ def _is_heading(paragraph: Any) -> bool:
 def _docx_groups(blocks: Iterable[Any], table_type: type[Any]) -> list[_Group]:
     """Group body blocks as (title, kind, texts): headings gather what follows them."""
     groups: list[_Group] = []
-    for block in blocks:
+    for n, block in enumerate(blocks):
+        if n % 256 == 0:
+            deadline.check()
         if isinstance(block, table_type):
             text, kind = table_text(_docx_rows(block)), "table"
         else:
@@ -164,6 +167,8 @@ def extract_docx(data: bytes, name: str, limits: Limits) -> Extracted:
         document = docx.Document(io.BytesIO(data))
         groups = _docx_groups(document.iter_inner_content(), Table)
         tags = core_tags(document.core_properties)
+    except ExtractError:  # the time limit
+        raise
     except Exception as exc:  # python-docx raises PackageNotFoundError, KeyError, lxml errors
         raise open_failed(name, "DOCX", exc) from exc
     sections = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from keepui_engine.ingest import deadline
 from keepui_engine.ingest.extract import PDF, Extracted, ExtractError, Limits, Section
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class _Pages:
 def _read_pages(doc: pymupdf.Document, count: int) -> _Pages:
     pages = _Pages()
     for number in range(count):
+        deadline.check()
         try:
             page = doc[number]
             text = _page_text(page)
@@ -117,6 +119,8 @@ def extract_pdf(data: bytes, name: str, limits: Limits) -> Extracted:
         total, repaired = doc.page_count, doc.is_repaired
         meta = doc.metadata or {}
         pages = _read_pages(doc, min(total, max(limits.pdf_page_cap, 0)))
+    except ExtractError:  # the time limit
+        raise
     except Exception as exc:  # pages are read one by one; this is the document itself failing
         raise _damaged(name, exc) from exc
     finally:

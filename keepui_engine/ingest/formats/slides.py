@@ -6,7 +6,8 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from keepui_engine.ingest.extract import PPTX, Extracted, Limits, Section
+from keepui_engine.ingest import deadline
+from keepui_engine.ingest.extract import PPTX, Extracted, ExtractError, Limits, Section
 from keepui_engine.ingest.formats.office import check_zip, core_tags, open_failed, table_text
 
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -178,12 +179,15 @@ def extract_pptx(data: bytes, name: str, limits: Limits) -> Extracted:
         prs = pptx.Presentation(io.BytesIO(data))
         sections = []
         for number, slide in enumerate(prs.slides, 1):
+            deadline.check()
             texts = list(reader.shapes(slide.shapes))
             notes = reader.notes(slide)
             if notes:
                 texts.append(f"Notes: {notes}")
             sections.append(Section("\n".join(texts), "slide", number, reader.title(slide)))
         tags = core_tags(prs.core_properties)
+    except ExtractError:  # the time limit
+        raise
     except Exception as exc:  # python-pptx raises PackageNotFoundError, KeyError, lxml errors
         raise open_failed(name, "PPTX", exc) from exc
     tags["slides"] = str(len(sections))

@@ -34,7 +34,7 @@ _UTF8_MULTIBYTE = re.compile(
 )
 
 
-def _mostly_utf8(data: bytes) -> bool:
+def mostly_utf8(data: bytes) -> bool:
     """Whether most non-ASCII bytes form UTF-8 sequences: mixed encodings, not cp1252.
 
     Legacy text hits such byte pairs only by chance (German "ß" before a cp1252 quote).
@@ -90,7 +90,7 @@ def decode_text(data: bytes, name: str, mime: str) -> tuple[str, str]:
         return _newlines(data.decode("utf-8-sig")), "utf-8"
     except UnicodeDecodeError:
         pass
-    if _mostly_utf8(data):
+    if mostly_utf8(data):
         raise ExtractError(
             f"{name}: not valid UTF-8 (mostly UTF-8 with stray bytes: mixed encodings?) and "
             "no encoding fits cleanly; convert it to UTF-8 or fix the stray bytes."
