@@ -18,9 +18,9 @@ from keepui_engine.errors import ProviderError
 
 NUMPY_MAX_TEXTS = 8
 # The tokenizer reads a whole text before truncating it to the model's window: a 2.6 MB page
-# took 0.5 GB in the numpy path and 20 of them 3.9 GB in torch. No text's window can span more
-# than this many characters per token (WordPiece pieces are a word or shorter; a word over 100
-# characters becomes one [UNK]), so cutting there changes no vector.
+# took 0.5 GB in the numpy path and 20 of them 3.9 GB in torch. A window's tokens span at most
+# this many characters each (a WordPiece piece is a word or shorter), so cutting there changes
+# no vector; only a text made of words over 64 characters (each one [UNK]) sees fewer of them.
 CHARS_PER_TOKEN_BOUND = 64
 
 

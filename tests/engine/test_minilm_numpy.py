@@ -186,3 +186,32 @@ def test_pytorch_only_weights_raise(model_dir: Path, tmp_path: Path) -> None:
     (broken / "pytorch_model.bin").write_bytes(b"")
     with pytest.raises(ValueError, match="model.safetensors.*pytorch_model.bin"):
         MiniLMNumpy.load(broken)
+
+
+LONG_TEXTS = [
+    LONG_EN * 40,  # 90,000 characters of English
+    " ".join(["日本語のテキスト"] * 6000),
+    "🎉🚀 " * 30000,
+    "-".join(str(n) for n in range(20000)),  # digits and punctuation: many short tokens
+    " ".join(["supercalifragilisticexpialidocious"] * 3000),  # long words, several pieces each
+]
+
+
+def test_cutting_a_long_text_to_its_window_changes_no_vector(
+    np_model: MiniLMNumpy, model_dir: Path
+) -> None:
+    # The embedder tokenizes only the first max_chars characters (64 per token of the window);
+    # each vector must equal the one from the whole text, in both the numpy and the torch path.
+    from keepui_engine.providers.sentence_transformers import (
+        NUMPY_MAX_TEXTS,
+        SentenceTransformerEmbedder,
+    )
+
+    embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2", str(model_dir))
+    assert embedder.max_chars == 64 * 256
+    assert all(len(t) > embedder.max_chars for t in LONG_TEXTS)
+    whole = np_model.encode(LONG_TEXTS)
+    numpy_path = embedder.embed(LONG_TEXTS)
+    torch_path = embedder.embed(LONG_TEXTS * (NUMPY_MAX_TEXTS // len(LONG_TEXTS) + 1))
+    assert ((whole * numpy_path).sum(1) >= 0.99999).all()
+    assert ((whole * torch_path[: len(LONG_TEXTS)]).sum(1) >= 0.9999).all()
