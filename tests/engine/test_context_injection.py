@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from keepui_engine import FindQuery, Workbench
+from keepui_engine.errors import UsageError
 from keepui_engine.search.context import (
     HEADER,
     ContextResult,
@@ -126,3 +129,14 @@ def test_context_is_never_over_budget_and_never_cuts_inside_a_sentence(
         else:
             assert p.text == original.strip()
     assert result.dropped == len(hits) - len(result.passages)
+
+
+def test_a_nan_min_score_is_a_usage_error_from_the_library_too(wb: Workbench) -> None:
+    # NaN compares false with every score: it would hide every hit without a word. The CLI
+    # refuses it at the option; MCP, the TUI and library callers reach the engine directly.
+    wb.put("a note about mutual TLS between services", id="tls")
+    with pytest.raises(UsageError, match="--min-score nan"):
+        wb.find_query(FindQuery(query="mutual TLS", min_score=float("nan")))
+    with pytest.raises(UsageError, match="--min-score nan"):
+        wb.context("mutual TLS", min_score=float("nan"))
+    assert wb.find_query(FindQuery(query="mutual TLS", min_score=0.0)).hits[0].id == "tls"
