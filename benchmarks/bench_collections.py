@@ -96,6 +96,7 @@ def collections(scratch: Path) -> dict[str, Path]:
     found["sci-claims"] = cb.sci_claims()
     found.update({f"bundle-{k}": v for k, v in cb.sci_bundles().items()})
     found["docs-passages"] = cb.docs_passages(scratch / "docs-store")
+    found["py-reference"] = cb.py_reference()
     found["scifact (held out)"] = cb.SCIFACT
     return found
 

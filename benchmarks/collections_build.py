@@ -18,6 +18,13 @@ and SciFact is read in place.
   and a 15-page Federal Register notice) are the documents; the query is a sentence held out
   of one part, the relevant document that part. Its distractors are the same document's other
   sections, so words shared with the page do not decide it.
+* `py-reference`: not SciFact, and long. Python's own reference documentation as the
+  interpreter ships it (`pydoc_data.topics`: 79 topics of the language reference, 20 to
+  8,600 words, median ~240) and the longer module docstrings of the standard library (150
+  words or more) are the documents; the query is a prose sentence held out of one of them
+  (8 to 50 words; one a document and one more per ~25 sentences, at most 12), the relevant
+  document the one it came from. Most held-out sentences sit past the first ~180 words one
+  MiniLM vector sees; `places.json` records each query's word offset in its document.
 """
 
 from __future__ import annotations
@@ -227,4 +234,73 @@ def sci_claims() -> Path:
         if f"doc{row['_id']}" in qrels
     }
     _write(folder, corpus, queries, {q: r for q, r in qrels.items() if q in queries})
+    return folder
+
+
+_CODE = re.compile(r"::=|>>>|\.\.\.\s|[{}\[\]=]{2}|^\s*[-*]", re.MULTILINE)
+
+
+def _python_texts() -> dict[str, str]:
+    """Reference topics and long stdlib module docstrings of the running Python, by id."""
+    import importlib
+    import inspect
+    import sys
+    import warnings
+    from pydoc_data.topics import topics
+
+    texts = {f"topic-{name}": text for name, text in sorted(topics.items())}
+    skip = {"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "ensurepip"}
+    for name in sorted(sys.stdlib_module_names):
+        if name.startswith("_") or name in skip:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - platform modules that do not import here
+            continue
+        doc = inspect.getdoc(module) or ""
+        if len(doc.split()) >= 150:
+            texts[f"module-{name}"] = doc
+    return texts
+
+
+def py_reference() -> Path:
+    """Build (once) `py-reference`: held-out sentences of Python's own documentation."""
+    folder = CACHE / "py-reference"
+    if (folder / "qrels" / "test.tsv").exists():
+        return folder
+    rng = random.Random(SEED)
+    corpus, candidates = [], []
+    paragraphs: dict[str, list[list[str]]] = {}
+    for doc, text in _python_texts().items():
+        paras = [sentences(p) for p in re.split(r"\n\s*\n", text) if p.strip()]
+        paragraphs[doc] = paras
+        offset = 0
+        for pi, sents in enumerate(paras):
+            for si, sent in enumerate(sents):
+                if 8 <= len(sent.split()) <= 50 and not _CODE.search(sent) and sent[0].isupper():
+                    candidates.append((doc, pi, si, offset))
+                offset += len(sent.split())
+    rng.shuffle(candidates)
+    share = {d: min(1 + sum(len(s) for s in p) // 25, 12) for d, p in paragraphs.items()}
+    taken: dict[str, list[tuple[int, int]]] = {}
+    queries, qrels, places = {}, {}, {}
+    for doc, pi, si, offset in candidates:
+        if len(queries) >= SAMPLE or len(taken.get(doc, [])) >= share[doc]:
+            continue
+        qid = f"q{len(queries) + 1}"
+        queries[qid] = paragraphs[doc][pi][si]
+        qrels[qid] = {doc: 1}
+        places[qid] = offset
+        taken.setdefault(doc, []).append((pi, si))
+    for doc, paras in paragraphs.items():
+        held = set(taken.get(doc, []))
+        kept = [
+            " ".join(s for si, s in enumerate(sents) if (pi, si) not in held)
+            for pi, sents in enumerate(paras)
+        ]
+        corpus.append({"_id": doc, "title": "", "text": "\n\n".join(k for k in kept if k)})
+    _write(folder, corpus, queries, qrels)
+    (folder / "places.json").write_text(json.dumps(places))
     return folder
