@@ -80,13 +80,13 @@ max_pixels = 250000000
 ocr_max_pixels = 50000000
 # PDFs: pages beyond this are not read.
 pdf_page_cap = 1000
-# Long documents split into parts: by structure (pages, slides, headings, paragraphs), then by
-# size: at most chunk_size whitespace tokens, windows overlapping by chunk_overlap, and
-# sections smaller than min_chunk_size merged with their neighbours. chunk_size = 160 with
-# chunk_overlap = 40 makes passages the embedding model sees whole (256 word pieces): better
-# for long texts searched for one point, slightly worse on SciFact (see README, quality).
-chunk_size = 512
-chunk_overlap = 64
+# Long documents split into parts, the passages search ranks them by: by structure (pages,
+# slides, headings, paragraphs), then by size: at most chunk_size of the embedding model's
+# tokens (0 = the model's window, 254 for MiniLM: each passage is what one vector sees
+# whole), windows overlapping by chunk_overlap tokens, and sections smaller than
+# min_chunk_size merged with their neighbours. A text that fits one window is not split.
+chunk_size = 0
+chunk_overlap = 32
 min_chunk_size = 50
 # put DIR stores files in batches: at most this many (or what 2 s of reading gave) per
 # transaction and encode pass. Ctrl-C loses at most the batch being read.
@@ -180,8 +180,8 @@ class Settings:
     max_pixels: int = 250_000_000
     ocr_max_pixels: int = 50_000_000
     pdf_page_cap: int = 1000
-    chunk_size: int = 512
-    chunk_overlap: int = 64
+    chunk_size: int = 0
+    chunk_overlap: int = 32
     min_chunk_size: int = 50
     batch_files: int = 64
     fetch_timeout_s: float = 20.0
@@ -339,8 +339,14 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
         )
     if mode not in ("dense", "bm25", "hybrid"):
         raise ConfigError(f"{where}: [search] mode = {mode!r}; choose dense, bm25 or hybrid.")
-    chunk_overlap = int(_get(ing, "chunk_overlap", int, 64, where))  # type: ignore[call-overload]
-    if not 0 <= chunk_overlap < int(ing.get("chunk_size", 512)):
+    chunk_size = int(_get(ing, "chunk_size", int, 0, where))  # type: ignore[call-overload]
+    chunk_overlap = int(_get(ing, "chunk_overlap", int, 32, where))  # type: ignore[call-overload]
+    if chunk_size < 0:
+        raise BadNumber(
+            f"{where}: [ingest] chunk_size = {chunk_size}; give 0 (the model's window) or a "
+            "number of tokens."
+        )
+    if chunk_overlap < 0 or (chunk_size and chunk_overlap >= chunk_size):
         raise BadNumber(
             f"{where}: [ingest] chunk_overlap = {chunk_overlap}; it must be at least 0 and "
             "smaller than chunk_size."
@@ -378,7 +384,7 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
         max_pixels=int(_get(ing, "max_pixels", int, 250_000_000, where)),  # type: ignore[call-overload]
         ocr_max_pixels=int(_get(ing, "ocr_max_pixels", int, 50_000_000, where)),  # type: ignore[call-overload]
         pdf_page_cap=int(_positive(ing, "pdf_page_cap", int, 1000, where)),
-        chunk_size=int(_positive(ing, "chunk_size", int, 512, where)),
+        chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,
         min_chunk_size=int(_get(ing, "min_chunk_size", int, 50, where)),  # type: ignore[call-overload]
         batch_files=int(_positive(ing, "batch_files", int, 64, where)),

@@ -3,14 +3,39 @@
 Pages, slides and fields (a caller's own parts, e.g. each indexed field of a LangGraph value)
 are hard boundaries (one part each, split further only when too long);
 headings and paragraphs are soft: consecutive small ones merge up to the chunk size, as in
-the OpenJarvis chunking pipeline. Sizes count whitespace tokens.
+the OpenJarvis chunking pipeline. Sizes count the embedding model's tokens when the caller
+gives `count` (so a part is what one vector sees whole), else whitespace words.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
+
+Count = Callable[[list[str]], list[int]]
+
+
+class Costs:
+    """Tokens of each whitespace word, counted once per distinct word (1 each without count)."""
+
+    def __init__(self, count: Count | None) -> None:
+        self._count = count
+        self._known: dict[str, int] = {}
+
+    def of(self, words: list[str]) -> list[int]:
+        if self._count is None:
+            return [1] * len(words)
+        new = list({w for w in words if w not in self._known})
+        if new:
+            self._known.update(zip(new, self._count(new), strict=True))
+        return [self._known[w] for w in words]
+
+    def total(self, text: str) -> int:
+        return sum(self.of(text.split()))
+
 
 HARD = ("page", "slide", "field")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
@@ -73,15 +98,17 @@ def split(
     chunk_size: int = 512,
     overlap: int = 64,
     min_size: int = 50,
+    count: Count | None = None,
 ) -> list[PartText]:
     """The parts of a document, or [] when it is short and has no pages or slides.
 
     Args:
         text: The whole text.
         blocks: Its structure (from the extractor); None derives it from the text.
-        chunk_size: Most whitespace tokens in a part.
+        chunk_size: Most tokens in a part.
         overlap: Tokens repeated between consecutive size-split windows.
         min_size: Soft blocks smaller than this merge with their neighbours.
+        count: The model's tokens in each of a list of words; None counts words.
 
     Returns:
         Parts in document order; fewer than two parts means the document is not split.
@@ -90,19 +117,21 @@ def split(
         raise ValueError("chunk_size must be >= 1 and 0 <= overlap < chunk_size")
     blocks = [b for b in (blocks if blocks is not None else blocks_of_text(text)) if b.text.strip()]
     has_hard = any(b.kind in HARD for b in blocks)
-    if not has_hard and len(text.split()) <= chunk_size:
+    costs = Costs(count)
+    if not has_hard and costs.total(text) <= chunk_size:
         return []
-    groups = _group(blocks, chunk_size, min_size)
+    groups = _group(blocks, chunk_size, min_size, costs)
     parts: list[PartText] = []
     for group in groups:
         words = " ".join(b.text for b in group).split()
         where = _position(group)
         title = next((b.title for b in group if b.title), None)
         kind = group[0].kind
-        if len(words) <= chunk_size:
+        sizes = costs.of(words)
+        if sum(sizes) <= chunk_size:
             parts.append(PartText(kind, title, where, "\n\n".join(b.text for b in group)))
             continue
-        for start, end in windows(words, chunk_size, overlap):
+        for start, end in windows(words, chunk_size, overlap, sizes):
             parts.append(
                 PartText(
                     kind, title, f"{where}, words {start + 1}-{end}", " ".join(words[start:end])
@@ -114,42 +143,62 @@ def split(
 _END = re.compile(r"[.!?][\"')\]]*$")
 
 
-def windows(words: list[str], size: int, overlap: int) -> list[tuple[int, int]]:
+def windows(
+    words: list[str], size: int, overlap: int, sizes: list[int] | None = None
+) -> list[tuple[int, int]]:
     """(start, end) word offsets of the size windows over `words`.
 
-    Windows of at most `size` words, each starting about `overlap` words before the previous
-    one ended. A window ends after the last sentence that fits in it (when that keeps more
-    than half of it) and the next starts at the sentence start nearest to `overlap` words
-    back (within half of that), so a passage begins and ends mid-sentence only where the text
-    gives no sentence end to cut at.
+    Windows of at most `size` tokens (`sizes`: each word's; 1 a word by default, and a window
+    holds at least one word), each starting about `overlap` tokens before the previous one
+    ended. A window ends after the last sentence that fits in it (when that keeps more than
+    half of it) and the next starts at the sentence start nearest to `overlap` tokens back
+    (within half of that), so a passage begins and ends mid-sentence only where the text
+    gives no sentence end to cut at. A last window shorter than half the size starts earlier,
+    at a sentence start where it can, so that no passage is a short scrap.
     """
     n = len(words)
+    cum = list(accumulate(sizes if sizes is not None else [1] * n, initial=0))
     starts = [i for i in range(1, n) if _END.search(words[i - 1])]
     out: list[tuple[int, int]] = []
     start = 0
     while True:
-        end = min(start + size, n)
+        end = max(bisect_right(cum, cum[start] + size) - 1, start + 1)
         if end < n:
             last = bisect_right(starts, end) - 1  # the last sentence start at or before `end`
-            if last >= 0 and starts[last] > start + size // 2:
+            if last >= 0 and cum[starts[last]] - cum[start] > size // 2:
                 end = starts[last]
+        elif out and cum[n] - cum[start] < size // 2:
+            start = _full_tail(cum, starts, size, start, out[-1][0])
         out.append((start, end))
         if end >= n:
             return out
-        target = end - overlap
-        lo = bisect_left(starts, max(target - overlap // 2, start + 1))
-        hi = bisect_right(starts, min(target + overlap // 2, end - 1))
-        near = starts[lo:hi]
+        target = bisect_left(cum, cum[end] - overlap)
+        lo = bisect_left(cum, cum[end] - overlap - overlap // 2)
+        hi = bisect_right(cum, cum[end] - overlap + overlap // 2) - 1
+        near = starts[
+            bisect_left(starts, max(lo, start + 1)) : bisect_right(starts, min(hi, end - 1))
+        ]
         start = min(near, key=lambda b: abs(b - target)) if near else max(target, start + 1)
 
 
-def _group(blocks: list[Block], chunk_size: int, min_size: int) -> list[list[Block]]:
+def _full_tail(cum: list[int], starts: list[int], size: int, start: int, floor: int) -> int:
+    """Where a last window that would be short starts instead: as far back as `size` tokens
+    before the end reach, moved on to the next sentence start (never at or before `floor`,
+    the previous window's start)."""
+    n = len(cum) - 1
+    earliest = bisect_left(cum, cum[n] - size)
+    k = bisect_left(starts, earliest)
+    begin = starts[k] if k < len(starts) and starts[k] < start else earliest
+    return min(start, max(begin, floor + 1))
+
+
+def _group(blocks: list[Block], chunk_size: int, min_size: int, costs: Costs) -> list[list[Block]]:
     """Pages and slides alone; a heading starts a part unless it or the part so far is small;
     paragraphs merge while they fit."""
     groups: list[list[Block]] = []
     size = 0
     for b in blocks:
-        n = len(b.text.split())
+        n = costs.total(b.text)
         last = groups[-1] if groups else None
         soft_run = last is not None and last[-1].kind not in HARD and b.kind not in HARD
         fits = size + n <= chunk_size and b.kind != "heading"

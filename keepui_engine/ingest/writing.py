@@ -39,9 +39,24 @@ def summarize(text: str, limit: int) -> str:
 Plan = list[tuple[part_sql.PartRow, str]]
 
 
-def analysis_key(content_hash: str, settings: Settings) -> str:
-    """`_analyzed_hash`: the text and the [ingest] split settings its parts were made with."""
-    sizes = f"{settings.chunk_size}/{settings.chunk_overlap}/{settings.min_chunk_size}"
+def split_sizes(engine: Operations) -> tuple[int, int, int, splitting.Count | None]:
+    """(chunk_size, chunk_overlap, min_chunk_size, count): the store's [ingest] split settings
+    in the embedding model's tokens (chunk_size 0 is its window), with its token counter;
+    whitespace words for an embedder that cannot count tokens."""
+    from keepui_engine.providers.base import TokenCounter
+
+    st, embedder = engine.settings, engine.embedder
+    counter = embedder if isinstance(embedder, TokenCounter) else None
+    size = st.chunk_size or (counter.window if counter else 180)
+    overlap = min(st.chunk_overlap, size // 2)
+    return size, overlap, st.min_chunk_size, counter.count_tokens if counter else None
+
+
+def analysis_key(content_hash: str, engine: Operations) -> str:
+    """`_analyzed_hash`: the text and the split settings (and model) its parts were made with."""
+    size, overlap, least, count = split_sizes(engine)
+    unit = engine.embedder.name if count else "words"
+    sizes = f"{size}/{overlap}/{least}/{unit}"
     return hashlib.sha256(f"{content_hash}:{sizes}".encode()).hexdigest()[:12]
 
 
@@ -56,12 +71,9 @@ def plan_parts(engine: Operations, spec: PutSpec) -> Plan:
             for b in spec.blocks
         ]
     )
+    size, overlap, least, count = split_sizes(engine)
     pieces = splitting.split(
-        spec.text,
-        blocks,
-        chunk_size=st.chunk_size,
-        overlap=st.chunk_overlap,
-        min_size=st.min_chunk_size,
+        spec.text, blocks, chunk_size=size, overlap=overlap, min_size=least, count=count
     )
     keep = st.keep_content
     return [
@@ -193,7 +205,7 @@ def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[P
             "_content_length": len(spec.text),
             "_content_hash": h[:12],
             **{k: v for k, v in spec.meta.items() if k.startswith("_")},
-            "_analyzed_hash": analysis_key(h, engine.settings),
+            "_analyzed_hash": analysis_key(h, engine),
         }
         row = Row(
             doc_id,

@@ -30,6 +30,21 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
+class TokenCounter(Protocol):
+    """An embedder that can say how much of a text one vector sees (optional).
+
+    Attributes:
+        window: Tokens of text one vector sees (the model's window less its special tokens).
+    """
+
+    window: int
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """The model's tokens in each text, special tokens left out."""
+        ...
+
+
+@runtime_checkable
 class Summarizer(Protocol):
     """Turns a text into a short summary.
 

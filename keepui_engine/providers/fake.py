@@ -18,10 +18,15 @@ class FakeEmbedder:
 
     name = "fake-hash-v1"
 
-    def __init__(self, dim: int = 64) -> None:
+    def __init__(self, dim: int = 64, window: int = 510) -> None:
         self.dim = dim
+        self.window = window  # a "token" is a whitespace word here
         self.calls = 0
         self.texts_embedded = 0
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Whitespace words: the fake model's tokens."""
+        return [len(t.split()) for t in texts]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Return one unit vector per text."""

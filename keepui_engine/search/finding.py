@@ -134,6 +134,9 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     return _finish(engine, q, hits, head, now, rows)
 
 
+PASSAGES_KEPT = 3  # keys a channel keeps of one document: fusion per passage weighs them
+
+
 def _documents(
     con: Any,
     search: Callable[[int], tuple[np.ndarray, np.ndarray]],
@@ -144,8 +147,9 @@ def _documents(
     less the keys that cannot be the one a document lifts to.
 
     A document's versions and parts each have a key, so `fetch` keys can be far fewer
-    documents. Of each document only its best key is kept, and any later key of a newer
-    version within `TIE` of it (what `search.lift` chooses from), so only those are hydrated.
+    documents. Of each document its best PASSAGES_KEPT keys are kept (fusion weighs each
+    passage's two channels together), and any later key of a newer version within `TIE` of
+    the best (what `search.lift` chooses from), so only those are hydrated.
     With `current`, keys of archived versions are dropped first (the store answers about now).
     """
     k = fetch
@@ -161,6 +165,7 @@ def _documents(
             break
         k = max(k * 2, int(k * fetch / max(found, 1) * 1.25))
     best: dict[str, tuple[float, int]] = {}
+    seen: dict[str, int] = {}
     keep = []
     for i, (key, score) in enumerate(zip(keys.tolist(), scores.tolist(), strict=True)):
         if key not in where:
@@ -170,8 +175,11 @@ def _documents(
         if top is None:
             best[doc_id] = (score, version)
             keep.append(i)
-        elif top[0] - score <= TIE * max(1.0, abs(top[0])) and version > top[1]:
-            keep.append(i)
+        elif (top[0] - score <= TIE * max(1.0, abs(top[0])) and version > top[1]) or seen[
+            doc_id
+        ] < PASSAGES_KEPT:
+            keep.append(i)  # a newer tie, or one of the document's next best passages
+        seen[doc_id] = seen.get(doc_id, 0) + 1
     return keys[keep], scores[keep]
 
 

@@ -114,31 +114,26 @@ def fuse(
     """
     by_dense, by_bm25 = lift(dense, rows), lift(bm25, rows)
     hybrid = dense is not None and bm25 is not None
-    sims = similarity or {}
     rate = _rate(fusion, by_dense, by_bm25, idf) if hybrid and fusion != "rrf" else 0.0
+    best = (
+        _per_passage(dense, bm25, rows, weights, rrf_k, fusion, rate, similarity or {})  # type: ignore[arg-type]
+        if hybrid
+        else {d: (r[1], r[2], None) for d, r in (by_dense or by_bm25).items()}
+    )
     hits = []
-    for doc_id in by_dense.keys() | by_bm25.keys():
+    for doc_id, (base, key, fused) in best.items():
         d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
-        if hybrid and fusion != "rrf":
-            cos = d[1] if d else sims.get(b[2], 0.0)  # type: ignore[index]
-            words = b[1] * rate if b else 0.0
-            fused = (weights[0] * max(cos, 0.0) + weights[1] * words) / sum(weights)
-            base = fused
-        elif hybrid:
-            fused = sum(w / (rrf_k + r[0]) for w, r in zip(weights, (d, b), strict=True) if r)
-            base = fused
-        else:
-            fused = None
-            base = (d or b)[1]  # type: ignore[index]
-        key = min((r for r in (d, b) if r), key=lambda r: r[0])[2]
         row = rows[key]
         decay = decay_factor(row.updated, now, half_life_days)
-        sim = d[1] if d else (similarity or {}).get(key)
+        cos = _channel_score(dense, key) if hybrid else (d[1] if d else None)
+        if cos is None:
+            cos = (similarity or {}).get(key)
+        words = _channel_score(bm25, key) if hybrid else (b[1] if b else None)
         offset = row.head_version - row.version
         scores = {
-            "dense": d[1] if d else None,
+            "dense": cos,
             "dense_rank": d[0] if d else None,
-            "bm25": b[1] if b else None,
+            "bm25": words,
             "bm25_rank": b[0] if b else None,
             "fused": fused,
             "decay": decay,
@@ -149,7 +144,7 @@ def fuse(
                 id=doc_id,
                 version=offset,
                 score=base * decay,
-                similarity=None if sim is None else float(sim),
+                similarity=None if cos is None else float(cos),
                 decay=decay,
                 summary=row.summary,
                 tags=public_tags(row.tags, row.sys, row.created, row.updated),
@@ -161,6 +156,58 @@ def fuse(
             )
         )
     return sorted(hits, key=lambda h: (-h.score, h.version, h.id))
+
+
+def _channel_score(channel: Channel | None, key: int) -> float | None:
+    if channel is None:
+        return None
+    where = (channel[0] == key).nonzero()[0]
+    return float(channel[1][where[0]]) if len(where) else None
+
+
+def _per_passage(
+    dense: Channel,
+    bm25: Channel,
+    rows: dict[int, KeyRow],
+    weights: tuple[float, float],
+    rrf_k: int,
+    fusion: str,
+    rate: float,
+    similarity: dict[int, float],
+) -> dict[str, tuple[float, int, float]]:
+    """doc id -> (fused score, key, fused) of its best key, the two channels fused per key.
+
+    Each version and passage is scored on its own evidence (its cosine and its BM25) and the
+    document takes its best: a document is not rewarded twice for two passages that each win
+    one channel. A key the BM25 channel did not return adds 0 there; its cosine comes from
+    `similarity` when the dense channel did not return it. RRF ranks keys, not documents.
+    """
+    cos = dict(zip(dense[0].tolist(), dense[1].tolist(), strict=True))
+    words = dict(zip(bm25[0].tolist(), bm25[1].tolist(), strict=True))
+    d_rank = {k: i for i, k in enumerate(dense[0].tolist(), 1)}
+    b_rank = {k: i for i, k in enumerate(bm25[0].tolist(), 1)}
+    best: dict[str, tuple[float, int, float]] = {}
+    for key in cos.keys() | words.keys():
+        row = rows.get(key)
+        if row is None:
+            continue
+        if fusion == "rrf":
+            ranks = (d_rank.get(key), b_rank.get(key))
+            fused = sum(w / (rrf_k + r) for w, r in zip(weights, ranks, strict=True) if r)
+        else:
+            c = cos[key] if key in cos else similarity.get(key, 0.0)
+            fused = (weights[0] * max(c, 0.0) + weights[1] * words.get(key, 0.0) * rate) / sum(
+                weights
+            )
+        top = best.get(row.doc_id)
+        newer = top is not None and row.version > rows[top[1]].version
+        if (
+            top is None
+            or fused > top[0] + TIE * max(1.0, abs(top[0]))
+            or (fused >= top[0] - TIE * max(1.0, abs(top[0])) and newer)
+        ):
+            best[row.doc_id] = (fused, key, fused)
+    return best
 
 
 def _rate(

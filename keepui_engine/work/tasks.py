@@ -115,7 +115,7 @@ def analyze_doc(
     if head.text is None:
         return "no text kept (summary-only store)"
     h = head.content_hash
-    done = analysis_key(h, engine.settings)
+    done = analysis_key(h, engine)
     if head.sys.get("_analyzed_hash") == done and not force:
         return "unchanged since the last analyze"
     record = blocks

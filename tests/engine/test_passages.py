@@ -15,13 +15,13 @@ from keepui_engine.search.evaluation import scratch_store
 
 def test_passage_settings_make_windows_a_vector_can_see(tmp_path: Path) -> None:
     st = load_settings(tmp_path / "store")
-    assert (st.chunk_size, st.chunk_overlap, st.min_chunk_size) == (512, 64, 50)  # the default
-    assert Settings(store=tmp_path).chunk_size == 512
+    assert (st.chunk_size, st.chunk_overlap, st.min_chunk_size) == (0, 32, 50)  # the window
+    assert Settings(store=tmp_path).chunk_size == 0
     abstract = " ".join(f"w{i}" for i in range(220))  # a SciFact abstract: ~220 words
     parts = split(abstract, chunk_size=160, overlap=40)
     assert [p.position for p in parts] == ["section 1, words 1-160", "section 1, words 121-220"]
     assert split(" ".join(["w"] * 160), chunk_size=160, overlap=40) == []
-    assert split(abstract, chunk_size=st.chunk_size, overlap=st.chunk_overlap) == []
+    assert split(abstract, chunk_size=254, overlap=st.chunk_overlap) == []
 
 
 def test_windows_end_at_sentence_ends_where_they_can() -> None:
@@ -59,6 +59,6 @@ def test_eval_scratch_stores_are_keyed_by_split_settings(
     corpus.write_text('{"_id": "a", "text": "one short document"}\n')
     default = scratch_store(corpus, "all-MiniLM-L6-v2")
     assert default.parent == tmp_path / "cache" / "keepui" / "eval"
-    assert default == scratch_store(corpus, "all-MiniLM-L6-v2", (512, 64, 50))
+    assert default == scratch_store(corpus, "all-MiniLM-L6-v2", (0, 32, 50))
     assert default != scratch_store(corpus, "all-MiniLM-L6-v2", (160, 40, 50))
     assert default != scratch_store(corpus, "another-model")
