@@ -130,9 +130,11 @@ class Hit(_Serialisable):
         scores: Provenance: dense, dense_rank, bm25, bm25_rank, fused, decay, final (None
             where a channel did not return the document), plus `rerank` under a mixed rerank.
         duplicates: Ids of near-duplicate hits folded into this one (it is the newest).
-        part: The part that matched, {"index": N, "title": its heading or slide title or None,
-            "excerpt": about 200 characters of its text around the query's words}; None when
-            the whole text matched. `matched` then ends in `@P{N}`.
+        part: The passage (part) that matched, {"index": N, "title": its heading or slide
+            title or None, "kind": page, slide, heading, paragraph, ..., "position": its place
+            (`page 3`, `section 2, words 181-420`), "excerpt": about 200 characters of its
+            text around the query's words}; None when the whole text matched. `matched` then
+            ends in `@P{N}`.
         related: With find --deep: the hit's neighbours, [{"id", "via": "edge:VERB" or
             "similar", "score"}] (none repeats a hit or an earlier neighbour); else None.
         archived: With find --history, when an older version matched: {"version": its

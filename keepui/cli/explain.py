@@ -56,7 +56,8 @@ def render_explain(result: FindResult) -> None:
     console.print(table)
     for n, hit in enumerate(result.hits, 1):
         if hit.part and hit.part.get("excerpt"):
-            line = f"#{n} {hit.matched}: {hit.part['excerpt']}"
+            place = f" ({hit.part['position']})" if hit.part.get("position") else ""
+            line = f"#{n} {hit.matched}{place}: {hit.part['excerpt']}"
             console.print(line, markup=False, highlight=False)
     for note in result.notes:
         console.print(f"[dim]{note}[/dim]")

@@ -52,7 +52,9 @@ def part_line(hit: Hit, item: Item | None = None) -> str:
     part = hit.part or {}
     count = f" of {item.part['count']}" if item is not None and item.part else ""
     title = f" · {part['title']}" if part.get("title") else ""
-    return f"{part.get('index')}{count}{title}"
+    where = str(part.get("position") or "")
+    place = f" · {where}" if where.startswith(("page", "slide")) or "words" in where else ""
+    return f"{part.get('index')}{count}{title}{place}"
 
 
 class DetailPane(VerticalScroll):

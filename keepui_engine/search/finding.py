@@ -303,7 +303,7 @@ def _mark_archived(
 def _with_parts(
     engine: Operations, hits: list[Hit], rows: dict[int, queries.KeyRow], query: str
 ) -> list[Hit]:
-    """Fill the title and an excerpt of the part each part hit matched."""
+    """Fill in the passage each part hit matched: its title, kind, place and an excerpt."""
     version = {(r.doc_id, r.head_version - r.version): r.version for r in rows.values()}
     at = {h.matched: (h.id, version.get((h.id, h.version), 0), h.part_index) for h in hits}
     wanted = [w for w in at.values() if w[2]]
@@ -314,8 +314,14 @@ def _with_parts(
     for h in hits:
         got = found.get(at[h.matched])
         if got is not None:
-            title, text = got
-            part = {"index": h.part_index, "title": title, "excerpt": excerpt(text, query)}
+            title, text, position, kind = got
+            part = {
+                "index": h.part_index,
+                "title": title,
+                "kind": kind,
+                "position": position,
+                "excerpt": excerpt(text, query),
+            }
             h = replace(h, part=part)
         out.append(h)
     return out

@@ -60,15 +60,16 @@ def of(con: duckdb.DuckDBPyConnection, doc_id: str, version: int) -> list[PartRo
 
 def lookup(
     con: duckdb.DuckDBPyConnection, wanted: list[tuple[str, int, int]]
-) -> dict[tuple[str, int, int], tuple[str | None, str]]:
-    """(title, text or summary) of parts given as (doc id, version, part)."""
+) -> dict[tuple[str, int, int], tuple[str | None, str, str, str]]:
+    """(title, text or summary, position, kind) of parts given as (doc id, version, part)."""
     recs = con.execute(
-        "SELECT p.id, p.version, p.part, p.title, COALESCE(p.text, p.summary) FROM parts p "
+        "SELECT p.id, p.version, p.part, p.title, COALESCE(p.text, p.summary), p.position, "
+        "p.kind FROM parts p "
         "JOIN (SELECT unnest($1) AS id, unnest($2) AS version, unnest($3) AS part) w "
         "ON p.id = w.id AND p.version = w.version AND p.part = w.part",
         [[w[0] for w in wanted], [w[1] for w in wanted], [w[2] for w in wanted]],
     ).fetchall()
-    return {(r[0], r[1], r[2]): (r[3], r[4]) for r in recs}
+    return {(r[0], r[1], r[2]): (r[3], r[4], r[5], r[6]) for r in recs}
 
 
 def drop(con: duckdb.DuckDBPyConnection, doc_id: str, version: int | None = None) -> None:
