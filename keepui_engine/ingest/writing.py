@@ -22,7 +22,6 @@ from keepui_engine.work import after_write
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from keepui_engine.config import Settings
     from keepui_engine.ports import Operations
 
 

@@ -96,7 +96,13 @@ def test_a_part_hit_round_trips_through_dicts(wb: Workbench) -> None:
     result = wb.find("glacier crevasse", mode="bm25")
     assert FindResult.from_dict(result.to_dict()) == result
     hit = result.hits[0].to_dict()
-    assert hit["matched"] == "atlas@P{2}" and set(hit["part"]) == {"index", "title", "kind", "position", "excerpt"}
+    assert hit["matched"] == "atlas@P{2}" and set(hit["part"]) == {
+        "index",
+        "title",
+        "kind",
+        "position",
+        "excerpt",
+    }
     older = Hit.from_dict({**hit, "part": 2})  # a server from before the part object
     assert older.part == {"index": 2, "title": None, "excerpt": ""} and older.part_index == 2
     assert Hit.from_dict({**hit, "part": 0}).part is None
