@@ -45,9 +45,17 @@ def _positive(value: int, flag: str) -> int:
 
 
 def passage_text(wb: Workbench, hit: Hit) -> str:
-    """What a hit matched: its part's text, else its version's text (the summary when the
-    store keeps no text)."""
-    item = wb.get(hit.matched)
+    """What a hit matched: its passage's text, else its version's text (the summary when the
+    store keeps no text). A long text matched as a whole (its whole-text vector, which sees
+    its first window) hands over its first passage, never the whole text."""
+    item = None
+    if hit.part is None:
+        try:
+            item = wb.get(f"{hit.matched}@P{{1}}")
+        except NotFound:
+            item = None  # not split: the whole text is one passage
+    if item is None:
+        item = wb.get(hit.matched)
     return item.text if item.text else item.summary
 
 

@@ -118,12 +118,13 @@ def fuse(
     best = (
         _per_passage(dense, bm25, rows, weights, rrf_k, fusion, rate, similarity or {})  # type: ignore[arg-type]
         if hybrid
-        else {d: (r[1], r[2], None) for d, r in (by_dense or by_bm25).items()}
+        else {d: (r[1], r[2], r[2]) for d, r in (by_dense or by_bm25).items()}
     )
     hits = []
-    for doc_id, (base, key, fused) in best.items():
+    for doc_id, (base, key, named) in best.items():
         d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
-        row = rows[key]
+        fused = base if hybrid else None
+        row, shown = rows[key], rows[named]
         decay = decay_factor(row.updated, now, half_life_days)
         cos = _channel_score(dense, key) if hybrid else (d[1] if d else None)
         if cos is None:
@@ -150,9 +151,9 @@ def fuse(
                 tags=public_tags(row.tags, row.sys, row.created, row.updated),
                 created=iso(row.created),
                 updated=iso(row.updated),
-                matched=address(doc_id, offset, row.part),
+                matched=address(doc_id, offset, shown.part),
                 scores=scores,
-                part={"index": row.part, "title": None, "excerpt": ""} if row.part else None,
+                part={"index": shown.part, "title": None, "excerpt": ""} if shown.part else None,
             )
         )
     return sorted(hits, key=lambda h: (-h.score, h.version, h.id))
@@ -174,22 +175,24 @@ def _per_passage(
     fusion: str,
     rate: float,
     similarity: dict[int, float],
-) -> dict[str, tuple[float, int, float]]:
-    """doc id -> (fused score, key, fused) of its best key, the two channels fused per key.
+) -> dict[str, tuple[float, int, int]]:
+    """doc id -> (score, key, named): the two channels fused per key, and per document its
+    best key's score, that key, and the key the hit names (its best passage when it has one).
 
     Each version and passage is scored on its own evidence (its cosine and its BM25) and the
     document takes its best: a document is not rewarded twice for two passages that each win
-    one channel. A key the BM25 channel did not return adds 0 there; its cosine comes from
+    one channel. When the whole-text key scores best, the hit still names the best passage
+    of that version (if either channel returned one): that is the text to read and to hand
+    over. A key the BM25 channel did not return adds 0 there; its cosine comes from
     `similarity` when the dense channel did not return it. RRF ranks keys, not documents.
     """
     cos = dict(zip(dense[0].tolist(), dense[1].tolist(), strict=True))
     words = dict(zip(bm25[0].tolist(), bm25[1].tolist(), strict=True))
     d_rank = {k: i for i, k in enumerate(dense[0].tolist(), 1)}
     b_rank = {k: i for i, k in enumerate(bm25[0].tolist(), 1)}
-    best: dict[str, tuple[float, int, float]] = {}
+    scored = []
     for key in cos.keys() | words.keys():
-        row = rows.get(key)
-        if row is None:
+        if key not in rows:
             continue
         if fusion == "rrf":
             ranks = (d_rank.get(key), b_rank.get(key))
@@ -199,15 +202,25 @@ def _per_passage(
             fused = (weights[0] * max(c, 0.0) + weights[1] * words.get(key, 0.0) * rate) / sum(
                 weights
             )
+        scored.append((fused, key))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    best: dict[str, tuple[float, int]] = {}
+    passage: dict[tuple[str, int], tuple[float, int]] = {}
+    for fused, key in scored:
+        row = rows[key]
+        if row.part:
+            passage.setdefault((row.doc_id, row.version), (fused, key))
         top = best.get(row.doc_id)
-        newer = top is not None and row.version > rows[top[1]].version
-        if (
-            top is None
-            or fused > top[0] + TIE * max(1.0, abs(top[0]))
-            or (fused >= top[0] - TIE * max(1.0, abs(top[0])) and newer)
+        if top is None or (
+            top[0] - fused <= TIE * max(1.0, abs(top[0])) and row.version > rows[top[1]].version
         ):
-            best[row.doc_id] = (fused, key, fused)
-    return best
+            best[row.doc_id] = (top[0] if top else fused, key)
+    out = {}
+    for doc_id, (score, key) in best.items():
+        row = rows[key]
+        named = key if row.part else passage.get((doc_id, row.version), (score, key))[1]
+        out[doc_id] = (score, key, named)
+    return out
 
 
 def _rate(
