@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from keepui_engine.ingest import deadline
 from keepui_engine.ingest.extract import PDF, Extracted, ExtractError, Limits, Section
+from keepui_engine.ingest.formats.boilerplate import strip_running_lines
 
 if TYPE_CHECKING:
     import pymupdf
@@ -153,8 +154,12 @@ def extract_pdf(data: bytes, name: str, limits: Limits) -> Extracted:
             f"{_pages(numbers)} of {total} {_are(numbers)} scanned (no text layer); "
             "only OCR can read the text"
         )
-    text = "\n\n".join(s.text for s in pages.sections)
-    return Extracted(text, PDF, tags, pages.sections, pages.scanned, notes)
+    kept, dropped = strip_running_lines([s.text for s in pages.sections])
+    sections = [replace(s, text=t) for s, t in zip(pages.sections, kept, strict=True) if t]
+    if dropped:
+        notes.append(f"{dropped} running head/foot line(s) left out (page numbers, headers)")
+    text = "\n\n".join(s.text for s in sections)
+    return Extracted(text, PDF, tags, sections, pages.scanned, notes)
 
 
 def _pages(numbers: list[int], shown: int = 10) -> str:
