@@ -140,6 +140,10 @@ class Hit(_Serialisable):
         archived: With find --history, when an older version matched: {"version": its
             number, "of": the current version's number, "text_differs": whether the current
             text is another}; else None (absent from JSON).
+        passages: The document's next best passages of the same version, [{"index": N,
+            "score": its own final score}] best first (at most 2; hybrid search only), which
+            `context` hands over too when they outscore other documents; None (absent from
+            JSON) when there are none.
     """
 
     id: str
@@ -157,12 +161,13 @@ class Hit(_Serialisable):
     part: dict[str, Any] | None = None
     related: list[dict[str, Any]] | None = None
     archived: dict[str, Any] | None = None
+    passages: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready; `related` only when find --deep filled it, `archived` only for a hit
-        on an older version (find --history)."""
+        on an older version (find --history), `passages` only when there are some."""
         data = super().to_dict()
-        for name in ("related", "archived"):
+        for name in ("related", "archived", "passages"):
             if data.get(name) is None:
                 data.pop(name, None)
         return data

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from keepui_engine.errors import UsageError
@@ -130,6 +130,33 @@ def fit(text: str, address: str, budget: int) -> tuple[str, int, bool] | None:
     return best if best and best[0] else None
 
 
+def with_next_passages(hits: list[Hit], min_score: float) -> list[Hit]:
+    """The hits in their order, each document's next best passages (`Hit.passages`) placed
+    among them by score: a second passage that outscores the next document comes before it.
+    A passage under `min_score` is left out."""
+    out: list[Hit] = []
+    waiting: list[Hit] = []
+    for hit in hits:
+        waiting.sort(key=lambda h: -h.score)
+        while waiting and waiting[0].score > hit.score:
+            out.append(waiting.pop(0))
+        out.append(hit)
+        base = hit.matched.split("@P{")[0]
+        for extra in hit.passages or []:
+            if extra["score"] >= min_score:
+                part = {"index": extra["index"], "title": None, "excerpt": ""}
+                waiting.append(
+                    replace(
+                        hit,
+                        matched=f"{base}@P{{{extra['index']}}}",
+                        part=part,
+                        score=float(extra["score"]),
+                        passages=None,
+                    )
+                )
+    return out + sorted(waiting, key=lambda h: -h.score)
+
+
 def build(
     found: FindResult,
     text_of: Callable[[Hit], str],
@@ -154,11 +181,12 @@ def build(
     notes: list[str] = []
     used = count_tokens(HEADER) if header else 0
     passages: list[Passage] = []
-    for n, hit in enumerate(kept):
+    entries = with_next_passages(kept, min_score)
+    for n, hit in enumerate(entries):
         got = fit(text_of(hit), hit.matched, max_tokens - used)
         if got is None:
             notes.append(
-                f"{len(kept) - n} passage(s) did not fit in {max_tokens} tokens "
+                f"{len(entries) - n} passage(s) did not fit in {max_tokens} tokens "
                 f"(the next one, {hit.matched}, has no sentence short enough)"
             )
             break
@@ -176,7 +204,7 @@ def build(
         passages,
         count_tokens(body),
         max_tokens,
-        len(kept) - len(passages),
+        len(entries) - len(passages),
         body,
         below,
         notes,

@@ -50,6 +50,7 @@ Channel = tuple["np.ndarray", "np.ndarray"]
 
 
 TIE = 0.005
+MORE_PASSAGES = 2  # a hit's next best passages kept for context
 
 
 def lift(channel: Channel | None, rows: dict[int, KeyRow]) -> dict[str, tuple[int, float, int]]:
@@ -118,10 +119,10 @@ def fuse(
     best = (
         _per_passage(dense, bm25, rows, weights, rrf_k, fusion, rate, similarity or {})  # type: ignore[arg-type]
         if hybrid
-        else {d: (r[1], r[2], r[2]) for d, r in (by_dense or by_bm25).items()}
+        else {d: (r[1], r[2], r[2], []) for d, r in (by_dense or by_bm25).items()}
     )
     hits = []
-    for doc_id, (base, key, named) in best.items():
+    for doc_id, (base, key, named, more) in best.items():
         d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
         fused = base if hybrid else None
         row, shown = rows[key], rows[named]
@@ -154,6 +155,7 @@ def fuse(
                 matched=address(doc_id, offset, shown.part),
                 scores=scores,
                 part={"index": shown.part, "title": None, "excerpt": ""} if shown.part else None,
+                passages=[{"index": rows[k].part, "score": f * decay} for f, k in more] or None,
             )
         )
     return sorted(hits, key=lambda h: (-h.score, h.version, h.id))
@@ -175,9 +177,10 @@ def _per_passage(
     fusion: str,
     rate: float,
     similarity: dict[int, float],
-) -> dict[str, tuple[float, int, int]]:
-    """doc id -> (score, key, named): the two channels fused per key, and per document its
-    best key's score, that key, and the key the hit names (its best passage when it has one).
+) -> dict[str, tuple[float, int, int, list[tuple[float, int]]]]:
+    """doc id -> (score, key, named, more): the two channels fused per key, and per document
+    its best key's score, that key, the key the hit names (its best passage when it has one)
+    and its next best passages of that version, (fused, key) best first.
 
     Each version and passage is scored on its own evidence (its cosine and its BM25) and the
     document takes its best: a document is not rewarded twice for two passages that each win
@@ -219,7 +222,14 @@ def _per_passage(
     for doc_id, (score, key) in best.items():
         row = rows[key]
         named = key if row.part else passage.get((doc_id, row.version), (score, key))[1]
-        out[doc_id] = (score, key, named)
+        more = [
+            (f, k)
+            for f, k in scored
+            if k != named
+            and rows[k].part
+            and (rows[k].doc_id, rows[k].version) == (doc_id, row.version)
+        ][:MORE_PASSAGES]
+        out[doc_id] = (score, key, named, more)
     return out
 
 

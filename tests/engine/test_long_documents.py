@@ -92,3 +92,21 @@ def test_fusion_scores_each_passage_on_its_own_evidence() -> None:
     hits = fuse(dense, bm25, rows, now, 0.0, fusion="rrf")
     assert hits[0].scores["fused"] == 2 / 62  # "even": second in both channels' key ranks
     assert hits[1].scores["fused"] == 1 / 61  # "long": one channel's first, not both
+
+
+def test_context_hands_over_two_passages_of_one_document_when_both_are_best(
+    wb: Workbench,
+) -> None:
+    body = _long_text(240, 40).split(" ")
+    second = "Zanzibar cloves are also sorted by hand in the sun before export."
+    text = (
+        " ".join(body[: len(body) * 3 // 4]) + f" {second} " + " ".join(body[len(body) * 3 // 4 :])
+    )
+    wb.put_many([PutSpec(text, id="minutes"), PutSpec("weather report for the coast", id="wx")])
+    hit = wb.find_query(FindQuery("Zanzibar cloves sun export")).hits[0]
+    assert hit.id == "minutes" and hit.passages, hit
+    ctx = wb.context("Zanzibar cloves sun export", max_tokens=2000)
+    cited = [p.matched for p in ctx.passages]
+    assert cited[0].startswith("minutes@P{") and cited[1].startswith("minutes@P{"), cited
+    assert cited[0] != cited[1] and ANSWER in ctx.text and second in ctx.text
+    assert "passages" not in wb.find_query(FindQuery("weather", mode="bm25")).hits[0].to_dict()
