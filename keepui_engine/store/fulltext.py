@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from keepui_engine.errors import StoreError
-from keepui_engine.store import documents, manifest
+from keepui_engine.store import bm25_stats, documents, manifest
 from keepui_engine.store.vectors import member as _member
 
 if TYPE_CHECKING:
@@ -98,21 +98,12 @@ def drop_tail(con: duckdb.DuckDBPyConnection, keys: np.ndarray) -> None:
         con.execute("DELETE FROM bm25_tail WHERE key = ANY($1)", [[int(k) for k in keys]])
 
 
-def lucene_idf(df: Any, n: float) -> Any:
-    """Lucene's idf of terms in `df` of `n` documents (numbers or arrays)."""
-    return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+lucene_idf = bm25_stats.idf  # Lucene's idf of terms in `df` of `n` documents
 
 
 def lucene_tf(tf: Any, dl: Any, avgdl: float) -> Any:
     """Lucene's saturated, length-normalised term frequency (numbers or arrays)."""
     return tf / (tf + K1 * (1.0 - B + B * dl / avgdl))
-
-
-def lucene_score(
-    tf: np.ndarray, dl: np.ndarray, df: np.ndarray, n: float, avgdl: float
-) -> np.ndarray:
-    """BM25 as bm25s's `lucene` method computes it, term by term."""
-    return lucene_idf(df, n) * lucene_tf(tf, dl, max(avgdl, 1e-9))
 
 
 class FullText:
@@ -177,7 +168,8 @@ class FullText:
                 with self.lock:
                     self._repair_once(f"bm25s cannot read bm25/{path.name}: {exc}", again)
                 return self._load(model=model, again=False)
-            counts = np.diff(np.asarray(self._base.scores["indptr"]))
+            legacy = not (path / "df.npy").exists()  # built before whole-text statistics
+            counts = np.diff(self._base.scores["indptr"]) if legacy else np.load(path / "df.npy")
             self._df = {t: int(counts[i]) for t, i in self._base.vocab_dict.items() if t}
 
     def check(self, gen: int | None = None, *, full: bool = False) -> str | None:
@@ -228,6 +220,10 @@ class FullText:
         )
         manifest.repaired(self.repaired)
 
+    def _passage_keys(self) -> np.ndarray:
+        got = self.con.execute("SELECT key FROM vector_keys WHERE part > 0").fetchnumpy()["key"]
+        return np.asarray(got, np.int64)
+
     def base_keys(self) -> np.ndarray:
         """The keys the base indexes (a damaged base is rebuilt first)."""
         self._load(model=False)
@@ -240,7 +236,12 @@ class FullText:
         n_tail = int(tail[0]) if tail else 0
         n_base = len(self._base_keys)
         dead = n_base - int(_member(self._base_keys, live).sum()) if n_base else 0
-        return n_tail > max(TAIL_MIN, TAIL_SHARE * n_base) or dead > DEAD_SHARE * max(n_base, 1)
+        stale = bool(n_base) and "n_whole" not in self._stats  # built before passage statistics
+        return (
+            stale
+            or n_tail > max(TAIL_MIN, TAIL_SHARE * n_base)
+            or dead > DEAD_SHARE * max(n_base, 1)
+        )
 
     def settled(self, live: np.ndarray) -> bool:
         """Whether the base alone indexes exactly the live keys (no tail, nothing dead), so
@@ -248,7 +249,13 @@ class FullText:
         self._load(model=False)
         (n_tail,) = self.con.execute("SELECT count(*) FROM bm25_tail").fetchone() or (0,)
         n_base = len(self._base_keys)
-        return not n_tail and n_base == len(live) and bool(_member(self._base_keys, live).all())
+        stale = bool(n_base) and "n_whole" not in self._stats
+        return (
+            not stale
+            and not n_tail
+            and n_base == len(live)
+            and bool(_member(self._base_keys, live).all())
+        )
 
     def rebuild(self, keys: list[int], texts: list[str]) -> None:
         """Index these (live key, text) pairs as the new base and empty the tail."""
@@ -259,15 +266,22 @@ class FullText:
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
         tokens = self.tokenize(texts)
-        lengths = [len(t) for t in tokens]
+        lengths = np.asarray([len(t) for t in tokens], np.float64)
         model = bm25s.BM25(k1=K1, b=B, method="lucene")
         model.index(tokens if tokens else [[""]], show_progress=False)
+        passage = np.isin(np.asarray(keys, np.int64), self._passage_keys())
+        if tokens:
+            df = bm25_stats.restat(model.scores, lengths, passage, K1, B)
+        else:
+            df = np.zeros(len(model.vocab_dict), np.int64)
         model.save(str(path), show_progress=False)
         np.save(path / "keys.npy", np.asarray(keys, np.int64))
+        np.save(path / "df.npy", df)
         stats = {
             "generation": gen,
             "n": len(keys),
-            "avgdl": float(np.mean(lengths)) if lengths else 0.0,
+            "avgdl": float(np.mean(lengths)) if len(lengths) else 0.0,
+            **bm25_stats.kinds(lengths, passage),
         }
         (path / "stats.json").write_text(json.dumps(stats))
         files = {p.name: manifest.entry(p) for p in sorted(path.iterdir()) if p.is_file()}
@@ -304,11 +318,10 @@ class FullText:
         if not terms or k <= 0:
             return np.empty(0, np.int64), np.empty(0, np.float32)
         tail = self.con.execute(
-            "SELECT key, term, tf, dl FROM bm25_tail WHERE term = ANY($1)", [terms]
+            "SELECT t.key, t.term, t.tf, t.dl, coalesce(k.part, 0) > 0 AS passage "
+            "FROM bm25_tail t LEFT JOIN vector_keys k ON k.key = t.key WHERE t.term = ANY($1)",
+            [terms],
         ).fetchnumpy()
-        tail_n, tail_len = self._tail_size()
-        n = self._stats["n"] + tail_n
-        avgdl = (self._stats["avgdl"] * self._stats["n"] + tail_len) / max(n, 1)
         keys, scores = [], []
         if self._base is not None and any(t in self._df for t in terms):
             if self._live_mask is None or self._live_mask[0] is not live:
@@ -327,7 +340,7 @@ class FullText:
                 keys.append(self._base_keys[ids[0][ok]])
                 scores.append(got[0][ok])
         if len(tail["key"]):
-            keys_t, scores_t = self._score_tail(tail, n, avgdl, live, allowed)
+            keys_t, scores_t = self._score_tail(tail, live, allowed)
             keys.append(keys_t)
             scores.append(scores_t)
         if not keys:
@@ -357,37 +370,54 @@ class FullText:
             return np.empty(0, np.float64)
         tail_df = dict(
             self.con.execute(
-                "SELECT term, count(DISTINCT key) FROM bm25_tail WHERE term = ANY($1) "
-                "GROUP BY term",
+                "SELECT t.term, count(DISTINCT t.key) FROM bm25_tail t LEFT JOIN vector_keys k "
+                "ON k.key = t.key WHERE t.term = ANY($1) AND coalesce(k.part, 0) = 0 "
+                "GROUP BY t.term",
                 [terms],
             ).fetchall()
         )
-        tail_n, _ = self._tail_size()
-        n = self._stats["n"] + tail_n
+        n = self._kinds()["n_whole"]
         df = np.asarray([self._df.get(t, 0) + tail_df.get(t, 0) for t in terms], np.float64)
         return lucene_idf(df, n)
 
-    def _tail_size(self) -> tuple[int, int]:
-        row = self.con.execute(
-            "SELECT count(*), coalesce(sum(dl), 0) FROM (SELECT any_value(dl) AS dl "
-            "FROM bm25_tail GROUP BY key)"
-        ).fetchone()
-        return (int(row[0]), int(row[1])) if row else (0, 0)
+    def _kinds(self) -> dict[str, float]:
+        """Whole texts' and passages' counts and summed lengths, base and tail together."""
+        st = self._stats
+        if "n_whole" in st:
+            got = {k: float(st[k]) for k in ("n_whole", "dl_whole", "n_part", "dl_part")}
+        else:  # a base built before passages had their own statistics: one kind
+            n = float(st.get("n", 0))
+            got = {
+                "n_whole": n,
+                "dl_whole": n * float(st.get("avgdl", 0.0)),
+                "n_part": 0.0,
+                "dl_part": 0.0,
+            }
+        for passage, count, total in self.con.execute(
+            "SELECT coalesce(k.part, 0) > 0, count(*), coalesce(sum(t.dl), 0) FROM "
+            "(SELECT key, any_value(dl) AS dl FROM bm25_tail GROUP BY key) t "
+            "LEFT JOIN vector_keys k ON k.key = t.key GROUP BY 1"
+        ).fetchall():
+            kind = "part" if passage else "whole"
+            got[f"n_{kind}"] += float(count)
+            got[f"dl_{kind}"] += float(total)
+        return got
 
     def _score_tail(
-        self,
-        tail: dict[str, Any],
-        n: float,
-        avgdl: float,
-        live: np.ndarray,
-        allowed: np.ndarray | None,
+        self, tail: dict[str, Any], live: np.ndarray, allowed: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        tail_df = Counter(str(t) for t in tail["term"])
-        df = np.asarray(
-            [self._df.get(str(t), 0) + tail_df[str(t)] for t in tail["term"]], np.float64
-        )
-        part = lucene_score(
-            np.asarray(tail["tf"], np.float64), np.asarray(tail["dl"], np.float64), df, n, avgdl
+        terms = [str(t) for t in tail["term"]]
+        passage = np.asarray(tail["passage"], bool)
+        tail_df = Counter(t for t, p in zip(terms, passage.tolist(), strict=True) if not p)
+        df = np.asarray([self._df.get(t, 0) + tail_df[t] for t in terms], np.float64)
+        part = bm25_stats.postings(
+            np.asarray(tail["tf"], np.float64),
+            np.asarray(tail["dl"], np.float64),
+            df,
+            passage,
+            self._kinds(),
+            K1,
+            B,
         )
         keys = np.asarray(tail["key"], np.int64)
         uniq, inverse = np.unique(keys, return_inverse=True)

@@ -150,3 +150,66 @@ def test_an_unknown_fusion_is_a_config_error(tmp_path) -> None:  # type: ignore[
 
     with pytest.raises(ConfigError, match="fusion"):
         open_workbench(store)
+
+
+def _long(word: str, n: int = 1400) -> str:
+    """A text of `n` words the fake embedder (510-word window) splits into passages, with
+    `word` once in every sentence."""
+    sentence = f"The committee met again and noted {word} in the minutes of the day."
+    return " ".join([sentence] * (n // 13))
+
+
+def test_a_word_counts_once_per_document_and_passages_keep_their_own_length(
+    wb: Workbench, backend: str
+) -> None:
+    """idf counts whole texts: a word all of a long document's passages hold is as rare as a
+    word one short note holds; base and tail score a store with passages alike."""
+    if backend == "postgres":
+        pytest.skip("PostgreSQL's statistics: tests/postgres")
+    wb.put_many(
+        [
+            PutSpec(_long("quinoa"), id="long"),
+            PutSpec("a note about saffron and the minutes", id="short"),
+            *[PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS)],
+        ]
+    )
+    assert len(wb.parts("long")) >= 3
+    engine = wb._engine  # noqa: SLF001 - compare the tail with a rebuilt base
+    assert engine is not None
+    idf = engine.fulltext.idf
+    assert idf("quinoa")[0] == pytest.approx(idf("saffron")[0])
+    before = _bm25(wb, "quinoa minutes saffron")
+    from keepui_engine.store import documents
+
+    engine.fulltext.rebuild(*documents.texts_for_keys(engine.store.con))
+    assert idf("quinoa")[0] == pytest.approx(idf("saffron")[0])
+    after = _bm25(wb, "quinoa minutes saffron")
+    assert [d for d, _ in after] == [d for d, _ in before]
+    for (_, a), (_, b) in zip(before, after, strict=True):
+        assert a == pytest.approx(b, rel=1e-5)
+
+
+def test_restat_recovers_term_counts_exactly() -> None:
+    bm25s = pytest.importorskip("bm25s")
+    import numpy as np
+
+    from keepui_engine.store import bm25_stats
+
+    tokens = [["a"] * 7 + ["b"], ["a", "c"] * 40, ["b"] * 300 + ["c"], ["c"]]
+    lengths = np.asarray([len(t) for t in tokens], np.float64)
+    passage = np.asarray([False, True, True, False])
+    model = bm25s.BM25(k1=ft.K1, b=ft.B, method="lucene")
+    model.index(tokens, show_progress=False)
+    df = bm25_stats.restat(model.scores, lengths, passage, ft.K1, ft.B)
+    stats = bm25_stats.kinds(lengths, passage)
+    for term, tid in model.vocab_dict.items():
+        if not term:
+            continue  # bm25s's padding token has no column
+        lo, hi = model.scores["indptr"][tid], model.scores["indptr"][tid + 1]
+        docs = model.scores["indices"][lo:hi]
+        assert df[tid] == sum(1 for d in docs if not passage[d])
+        tf = np.asarray([tokens[d].count(term) for d in docs], np.float64)
+        want = bm25_stats.postings(
+            tf, lengths[docs], np.full(len(docs), float(df[tid])), passage[docs], stats, ft.K1, ft.B
+        )
+        assert model.scores["data"][lo:hi] == pytest.approx(want, rel=1e-5)
