@@ -118,10 +118,7 @@ def split(
     blocks = [b for b in (blocks if blocks is not None else blocks_of_text(text)) if b.text.strip()]
     has_hard = any(b.kind in HARD for b in blocks)
     costs = Costs(count)
-    import os
-
-    least = float(os.environ.get("KEEPUI_EXP_SPLIT_MIN", "1"))  # experiment, issue 24
-    if not has_hard and costs.total(text) <= chunk_size * least:
+    if not has_hard and costs.total(text) <= chunk_size:
         return []
     groups = _group(blocks, chunk_size, min_size, costs)
     parts: list[PartText] = []

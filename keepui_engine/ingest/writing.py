@@ -230,14 +230,7 @@ def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[P
             shapes.append((doc_id, h, spec.text, spec.blocks))
         plans[doc_id] = plan_parts(engine, spec)
         results.append(PutResult(doc_id, row.version, "updated" if head else "created"))
-    import os
-
-    mean_whole = os.environ.get("KEEPUI_EXP_WHOLE") == "mean"  # experiment, issue 24
-    texts = {
-        row.content_hash: row_text
-        for row, row_text in _texts(new, prepared)
-        if not (mean_whole and plans.get(row.id))
-    }
+    texts = {row.content_hash: row_text for row, row_text in _texts(new, prepared)}
     for plan in plans.values():
         texts.update(
             {part.content_hash: text for part, text in plan if part.content_hash not in texts}
@@ -246,12 +239,6 @@ def _put_many(engine: Operations, specs: list[PutSpec], now: datetime) -> list[P
     interrupts.checkpoint("embed")
     vectors = engine.embed([texts[h] for h in hashes]) if hashes else None
     by_hash = {h: vectors[i] for i, h in enumerate(hashes)} if vectors is not None else {}
-    if mean_whole:
-        for row in new.values():
-            plan = plans.get(row.id)
-            if plan and row.content_hash not in by_hash:
-                mean = np.mean([by_hash[part.content_hash] for part, _ in plan], axis=0)
-                by_hash[row.content_hash] = (mean / np.linalg.norm(mean)).astype(np.float32)
     writes = [
         (row, old.get(row.id), _needs_summary(engine, row, old.get(row.id), explicit))
         for row in new.values()

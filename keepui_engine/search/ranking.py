@@ -113,20 +113,6 @@ def fuse(
         similarity: Cosine similarities of keys the dense channel did not return.
         idf: The idf of each distinct query word (score and share fusion).
     """
-    import os
-
-    import numpy as np
-
-    def _whole(ch: Channel | None) -> Channel | None:
-        if ch is None:
-            return None
-        keep = [i for i, k in enumerate(ch[0].tolist()) if k in rows and rows[k].part == 0]
-        return ch[0][keep], ch[1][keep]
-
-    if os.environ.get("KEEPUI_EXP_BM25") == "whole":
-        bm25 = _whole(bm25)
-    if os.environ.get("KEEPUI_EXP_DENSE") == "whole":
-        dense = _whole(dense)
     by_dense, by_bm25 = lift(dense, rows), lift(bm25, rows)
     hybrid = dense is not None and bm25 is not None
     rate = _rate(fusion, by_dense, by_bm25, idf) if hybrid and fusion != "rrf" else 0.0
@@ -220,28 +206,6 @@ def _per_passage(
                 weights
             )
         scored.append((fused, key))
-    import os
-    if os.environ.get("KEEPUI_EXP_FUSE") == "doc" and fusion != "rrf":
-        best_c: dict[str, float] = {}
-        best_w: dict[str, float] = {}
-        whole_c: dict[str, float] = {}
-        lam = float(os.environ.get("KEEPUI_EXP_LAMBDA", "1"))
-        for key in cos.keys() | words.keys():
-            if key not in rows:
-                continue
-            d = rows[key].doc_id
-            c = cos[key] if key in cos else similarity.get(key, 0.0)
-            best_c[d] = max(best_c.get(d, 0.0), max(c, 0.0))
-            best_w[d] = max(best_w.get(d, 0.0), words.get(key, 0.0))
-            if rows[key].part == 0:
-                whole_c[d] = max(c, 0.0)
-        for d in best_c:
-            if d in whole_c:
-                best_c[d] = whole_c[d] + lam * (best_c[d] - whole_c[d])
-        doc_score = {
-            d: (weights[0] * best_c[d] + weights[1] * best_w[d] * rate) / sum(weights) for d in best_c
-        }
-        scored = [(doc_score[rows[k].doc_id], k) for f, k in scored]
     scored.sort(key=lambda s: (-s[0], s[1]))
     best: dict[str, tuple[float, int]] = {}
     passage: dict[tuple[str, int], tuple[float, int]] = {}
