@@ -41,7 +41,9 @@ def test_pdf_pages_and_pptx_slides_survive_analyze(store_dir: Path) -> None:
     pdf = put(store_dir, DOCS / "pdf" / "federal-register-2020-17221.pdf")
     deck = put(store_dir, DOCS / "pptx" / "ph-populated-placeholders.pptx")
     pages, slides = parts(store_dir, pdf), parts(store_dir, deck)
-    assert {kind for kind, _, _ in pages} == {"page"} and len(pages) == 28
+    assert {kind for kind, _, _ in pages} == {"page"}
+    numbers = {int(pos.split()[1].rstrip(",")) for _, _, pos in pages}
+    assert numbers == set(range(1, 16))  # every one of the 15 pages, long ones in windows
     assert [pos for _, _, pos in slides] == ["slide 5", "slide 6", "slide 7"]
     for doc_id, before in ((pdf, pages), (deck, slides)):
         assert analyze(store_dir, doc_id) == "unchanged since the last analyze"
