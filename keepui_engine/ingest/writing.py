@@ -306,5 +306,6 @@ def commit(
     from keepui_engine.store.fulltext import add_tail
 
     all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
-    add_tail(con, all_keys.tolist(), texts, engine.fulltext.tokenize)
+    passages = [False] * len(keys[0]) + [True] * (len(all_keys) - len(keys[0]))
+    add_tail(con, all_keys.tolist(), texts, engine.fulltext.tokenize, passages)
     return all_keys, hashes

@@ -69,26 +69,36 @@ class Tokenizer:
         ]
 
 
-def tail_rows(keys: list[int], texts: list[str], tokenize: Tokenizer) -> list[list[Any]]:
-    """Columns (key, term, tf, dl) of the tail rows for new versions."""
-    cols: list[list[Any]] = [[], [], [], []]
-    for key, tokens in zip(keys, tokenize(texts), strict=True):
+def tail_rows(
+    keys: list[int], texts: list[str], tokenize: Tokenizer, passages: list[bool]
+) -> list[list[Any]]:
+    """Columns (key, term, tf, dl, passage) of the tail rows for new versions and parts."""
+    cols: list[list[Any]] = [[], [], [], [], []]
+    for key, tokens, passage in zip(keys, tokenize(texts), passages, strict=True):
         for term, tf in Counter(tokens).items():
             cols[0].append(key)
             cols[1].append(term)
             cols[2].append(tf)
             cols[3].append(len(tokens))
+            cols[4].append(passage)
     return cols
 
 
 def add_tail(
-    con: duckdb.DuckDBPyConnection, keys: list[int], texts: list[str], tokenize: Tokenizer
+    con: duckdb.DuckDBPyConnection,
+    keys: list[int],
+    texts: list[str],
+    tokenize: Tokenizer,
+    passages: list[bool],
 ) -> None:
-    """Record the term counts of new versions (inside the caller's transaction)."""
-    cols = tail_rows(keys, texts, tokenize)
+    """Record the term counts of new versions and parts (inside the caller's transaction);
+    `passages` says which keys are passages (parts) rather than whole texts."""
+    cols = tail_rows(keys, texts, tokenize, passages)
     if cols[0]:
         con.execute(
-            "INSERT INTO bm25_tail SELECT unnest($1), unnest($2), unnest($3), unnest($4)", cols
+            "INSERT INTO bm25_tail (key, term, tf, dl, passage) SELECT unnest($1), unnest($2), "
+            "unnest($3), unnest($4), unnest($5)",
+            cols,
         )
 
 
@@ -318,8 +328,7 @@ class FullText:
         if not terms or k <= 0:
             return np.empty(0, np.int64), np.empty(0, np.float32)
         tail = self.con.execute(
-            "SELECT t.key, t.term, t.tf, t.dl, coalesce(k.part, 0) > 0 AS passage "
-            "FROM bm25_tail t LEFT JOIN vector_keys k ON k.key = t.key WHERE t.term = ANY($1)",
+            "SELECT key, term, tf, dl, passage FROM bm25_tail WHERE term = ANY($1)",
             [terms],
         ).fetchnumpy()
         keys, scores = [], []
@@ -370,9 +379,8 @@ class FullText:
             return np.empty(0, np.float64)
         tail_df = dict(
             self.con.execute(
-                "SELECT t.term, count(DISTINCT t.key) FROM bm25_tail t LEFT JOIN vector_keys k "
-                "ON k.key = t.key WHERE t.term = ANY($1) AND coalesce(k.part, 0) = 0 "
-                "GROUP BY t.term",
+                "SELECT term, count(DISTINCT key) FROM bm25_tail WHERE term = ANY($1) "
+                "AND NOT passage GROUP BY term",
                 [terms],
             ).fetchall()
         )
@@ -394,9 +402,8 @@ class FullText:
                 "dl_part": 0.0,
             }
         for passage, count, total in self.con.execute(
-            "SELECT coalesce(k.part, 0) > 0, count(*), coalesce(sum(t.dl), 0) FROM "
-            "(SELECT key, any_value(dl) AS dl FROM bm25_tail GROUP BY key) t "
-            "LEFT JOIN vector_keys k ON k.key = t.key GROUP BY 1"
+            "SELECT passage, count(*), coalesce(sum(dl), 0) FROM (SELECT key, any_value(dl) "
+            "AS dl, any_value(passage) AS passage FROM bm25_tail GROUP BY key) GROUP BY 1"
         ).fetchall():
             kind = "part" if passage else "whole"
             got[f"n_{kind}"] += float(count)

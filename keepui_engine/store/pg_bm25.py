@@ -13,14 +13,21 @@ from keepui_engine.store.pg_search import EXACT_MAX, POST_FILTER_MAX, member
 if TYPE_CHECKING:
     from keepui_engine.store.pg_sql import PgConnection
 
-# N and the mean length from the summed shards (pg_schema.BM25_STATS)
+# N (whole texts: idf counts documents, not passages), the mean whole-text length and the
+# mean passage length from the summed shards (pg_schema.BM25_STATS; store/bm25_stats.py)
 STATS = (
-    "SELECT coalesce(sum(n), 0)::float8 AS n, "
-    "coalesce(sum(dl_sum)::float8 / nullif(sum(n), 0), 0)::float8 AS avgdl FROM bm25_stats"
+    "SELECT coalesce(sum(n) - sum(n_part), 0)::float8 AS n, "
+    "coalesce(sum(dl_sum - dl_part)::float8 / nullif(sum(n) - sum(n_part), 0), 0)::float8 "
+    "AS avgdl, coalesce(sum(dl_part)::float8 / nullif(sum(n_part), 0), 0)::float8 AS avgpart "
+    "FROM bm25_stats"
 )
 SLACK = 1 + 1e-6  # bounds compared with float4 scores: room for their rounding
-# BM25 of a document over the terms joined as w(term, idf), with $3 = k1, $4 = b, $5 = avgdl
-SCORE = "sum(w.idf * p.tf / (p.tf + $3 * (1 - $4 + $4 * p.dl / $5)))"
+# BM25 of a document over the terms joined as w(term, idf), with $3 = k1, $4 = b, $5 = the
+# mean whole-text length and {part} the mean passage length (a float written in)
+SCORE = (
+    "sum(w.idf * p.tf / (p.tf + $3 * (1 - $4 + $4 * p.dl / "
+    "CASE WHEN p.passage THEN {part}::float8 ELSE $5 END)))"
+)
 
 
 class PgFullText:
@@ -54,6 +61,7 @@ class PgFullText:
         self.tokenize = Tokenizer()
         self._last: tuple[str, np.ndarray] | None = None  # the last search's query and idf
         self.scored_terms = 0  # the terms whose every posting the last search scored
+        self._avgpart = 1.0  # the mean passage length the last statistics read gave
 
     def _terms(self, query: str) -> list[str]:
         return sorted(set(self.tokenize([query])[0]) - {""})
@@ -63,20 +71,27 @@ class PgFullText:
     ) -> tuple[np.ndarray, float, float, dict[str, tuple[int, int, int]]]:
         """Each term's idf, N, the mean length, and term -> (df, max tf, min length) of the
         terms present."""
-        n, avgdl, found = self._stats(terms)
-        df = np.asarray([found.get(t, (0, 0, 0))[0] for t in terms], np.float64)
-        return lucene_idf(df, n), n, avgdl, found
+        n, avgdl, found, whole = self._stats(terms)
+        df = np.asarray([max(whole.get(t, 0), 1) for t in terms], np.float64)
+        return lucene_idf(df, max(n, 1.0)), n, avgdl, found
 
-    def _stats(self, terms: list[str]) -> tuple[float, float, dict[str, tuple[int, int, int]]]:
-        """N, the mean length, and term -> (df, max tf, min length) of the terms present."""
+    def _stats(
+        self, terms: list[str]
+    ) -> tuple[float, float, dict[str, tuple[int, int, int]], dict[str, int]]:
+        """N, the mean whole-text length, term -> (postings, max tf, min length) of the terms
+        present, and term -> whole texts holding it (idf's df); sets the mean passage length."""
         rows = self.con.raw(
             f"WITH s AS ({STATS}), t AS (SELECT term, sum(df)::bigint AS df, max(max_tf) AS mt, "
-            "min(min_dl) AS md FROM bm25_terms WHERE term = ANY($1) GROUP BY term) "
-            "SELECT s.n, s.avgdl, t.term, t.df, t.mt, t.md FROM s LEFT JOIN t ON t.df > 0",
+            "min(min_dl) AS md, (sum(df) - sum(df_part))::bigint AS dw FROM bm25_terms "
+            "WHERE term = ANY($1) GROUP BY term) "
+            "SELECT s.n, s.avgdl, s.avgpart, t.term, t.df, t.mt, t.md, t.dw "
+            "FROM s LEFT JOIN t ON t.df > 0",
             [terms],
         ).fetchall()
         n, avgdl = float(rows[0][0]), float(rows[0][1])
-        return n, avgdl, {r[2]: (int(r[3]), int(r[4]), int(r[5])) for r in rows if r[2]}
+        self._avgpart = max(float(rows[0][2]), 1e-9)
+        found = {r[3]: (int(r[4]), int(r[5]), int(r[6])) for r in rows if r[3]}
+        return n, avgdl, found, {r[3]: int(r[7]) for r in rows if r[3]}
 
     def search(
         self, query: str, k: int, live: np.ndarray | None, allowed: np.ndarray | None
@@ -157,7 +172,7 @@ class PgFullText:
             params.append(allowed.tolist())
             where = "WHERE p.key = ANY($7)"
         return self._ranked(
-            f"SELECT p.key, {SCORE}::float4 AS score "
+            f"SELECT p.key, {self._score}::float4 AS score "
             "FROM unnest($1::text[], $2::float8[]) AS w(term, idf) "
             f"JOIN bm25_tail p ON p.term = w.term {where} "
             "GROUP BY p.key ORDER BY score DESC, p.key DESC LIMIT $6",
@@ -187,10 +202,10 @@ class PgFullText:
             k,
         ]
         return self._ranked(
-            f"WITH c AS MATERIALIZED (SELECT p.key, {SCORE} AS s "
+            f"WITH c AS MATERIALIZED (SELECT p.key, {self._score} AS s "
             "FROM unnest($1::text[], $2::float8[]) AS w(term, idf) "
-            f"JOIN bm25_tail p ON p.term = w.term GROUP BY p.key HAVING {SCORE} >= $6), "
-            f"x AS (SELECT p.key, {SCORE} AS s "
+            f"JOIN bm25_tail p ON p.term = w.term GROUP BY p.key HAVING {self._score} >= $6), "
+            f"x AS (SELECT p.key, {self._score} AS s "
             "FROM unnest($7::text[], $8::float8[]) AS w(term, idf) "
             "JOIN bm25_tail p ON p.term = w.term WHERE p.key IN (SELECT key FROM c) "
             "GROUP BY p.key) "
@@ -198,6 +213,10 @@ class PgFullText:
             "FROM c LEFT JOIN x USING (key) ORDER BY score DESC, c.key DESC LIMIT $9",
             params,
         )
+
+    @property
+    def _score(self) -> str:
+        return SCORE.format(part=repr(float(self._avgpart)))
 
     def _ranked(self, sql: str, params: list[object]) -> list[tuple[int, float]]:
         """(key, score) rows of a statement that ranks documents. Scores are float4, as the
@@ -227,20 +246,21 @@ class PgFullText:
     ) -> dict[int, float]:
         """The full BM25 score of each of `keys` (float64, summed in term order)."""
         rows = self.con.raw(
-            "SELECT key, term, tf, dl FROM bm25_tail WHERE term = ANY($1) AND key = ANY($2) "
-            "ORDER BY key, term",
+            "SELECT key, term, tf, dl, passage FROM bm25_tail WHERE term = ANY($1) "
+            "AND key = ANY($2) ORDER BY key, term",
             [sorted(present), keys],
         ).fetchall()
         out = dict.fromkeys(keys, 0.0)
-        for key, term, tf, dl in rows:
-            out[key] += present[term][0] * lucene_tf(tf, dl, avgdl)
+        for key, term, tf, dl, passage in rows:
+            out[key] += present[term][0] * lucene_tf(tf, dl, self._avgpart if passage else avgdl)
         return out
 
     def _pruned(
         self, present: dict[str, tuple[float, tuple[int, int, int]]], avgdl: float, k: int
     ) -> list[tuple[int, float]]:
         """The best k, scoring only what can still reach the k-th score (see the class)."""
-        bound = {t: _bound(w, mt, md, avgdl) for t, (w, (_, mt, md)) in present.items()}
+        widest = max(avgdl, self._avgpart)  # the shortest length relative to either kind's mean
+        bound = {t: _bound(w, mt, md, widest) for t, (w, (_, mt, md)) in present.items()}
         by_bound = sorted(present, key=lambda t: (bound[t], t))
         essential = set(by_bound[-1:])
         for _ in range(len(present)):

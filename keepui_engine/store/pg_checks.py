@@ -15,18 +15,19 @@ LOCK = "LOCK TABLE bm25_tail, bm25_docs, bm25_stats, bm25_terms, key_vectors IN 
 
 STATS = [
     "DELETE FROM bm25_stats",
-    "INSERT INTO bm25_stats SELECT 0, count(*), coalesce(sum(dl), 0) FROM bm25_docs",
+    "INSERT INTO bm25_stats SELECT 0, count(*), coalesce(sum(dl), 0), count(*) FILTER "
+    "(WHERE passage), coalesce(sum(dl) FILTER (WHERE passage), 0) FROM bm25_docs",
 ]
 DOCS = [
     "DELETE FROM bm25_docs d WHERE NOT EXISTS (SELECT 1 FROM bm25_tail t WHERE t.key = d.key)",
-    "INSERT INTO bm25_docs SELECT DISTINCT ON (key) key, dl FROM bm25_tail ORDER BY key "
-    "ON CONFLICT (key) DO UPDATE SET dl = EXCLUDED.dl",
+    "INSERT INTO bm25_docs SELECT DISTINCT ON (key) key, dl, passage FROM bm25_tail "
+    "ORDER BY key ON CONFLICT (key) DO UPDATE SET dl = EXCLUDED.dl, passage = EXCLUDED.passage",
     *STATS,
 ]
 TERMS = [
     "DELETE FROM bm25_terms",
-    "INSERT INTO bm25_terms SELECT term, 0, count(*), max(tf), min(dl) FROM bm25_tail "
-    "GROUP BY term",
+    "INSERT INTO bm25_terms SELECT term, 0, count(*), max(tf), min(dl), count(*) FILTER "
+    "(WHERE passage) FROM bm25_tail GROUP BY term",
 ]
 
 # name -> (SQL counting what is inconsistent, what that count means, the repair)
@@ -58,23 +59,27 @@ CHECKS: dict[str, tuple[str, str, list[str]]] = {
     "word documents": (
         "SELECT (SELECT count(*) FROM bm25_docs d WHERE NOT EXISTS "
         "(SELECT 1 FROM bm25_tail t WHERE t.key = d.key)) + (SELECT count(*) FROM "
-        "(SELECT DISTINCT key, dl FROM bm25_tail) t WHERE NOT EXISTS "
-        "(SELECT 1 FROM bm25_docs d WHERE d.key = t.key AND d.dl = t.dl))",
+        "(SELECT DISTINCT key, dl, passage FROM bm25_tail) t WHERE NOT EXISTS "
+        "(SELECT 1 FROM bm25_docs d WHERE d.key = t.key AND d.dl = t.dl "
+        "AND d.passage = t.passage))",
         "row(s) of bm25_docs disagree with the postings",
         DOCS,
     ),
     "word statistics": (
-        "SELECT count(*) FROM (SELECT coalesce(sum(n), 0) AS n, coalesce(sum(dl_sum), 0) AS dl "
-        "FROM bm25_stats) s, (SELECT count(*) AS n, coalesce(sum(dl), 0) AS dl FROM bm25_docs) "
-        "d WHERE s.n <> d.n OR s.dl <> d.dl",
+        "SELECT count(*) FROM (SELECT coalesce(sum(n), 0) AS n, coalesce(sum(dl_sum), 0) AS dl, "
+        "coalesce(sum(n_part), 0) AS np, coalesce(sum(dl_part), 0) AS dp FROM bm25_stats) s, "
+        "(SELECT count(*) AS n, coalesce(sum(dl), 0) AS dl, count(*) FILTER (WHERE passage) "
+        "AS np, coalesce(sum(dl) FILTER (WHERE passage), 0) AS dp FROM bm25_docs) d "
+        "WHERE s.n <> d.n OR s.dl <> d.dl OR s.np <> d.np OR s.dp <> d.dp",
         "total(s) in bm25_stats disagree with bm25_docs",
         STATS,
     ),
     "word terms": (
-        "SELECT count(*) FROM (SELECT term, sum(df) AS df, max(max_tf) AS mt, "
-        "min(min_dl) AS md FROM bm25_terms GROUP BY term) a FULL JOIN (SELECT term, "
-        "count(*) AS df, max(tf) AS mt, min(dl) AS md FROM bm25_tail GROUP BY term) b "
-        "USING (term) WHERE coalesce(a.df, 0) <> coalesce(b.df, 0) OR a.mt < b.mt "
+        "SELECT count(*) FROM (SELECT term, sum(df) AS df, sum(df_part) AS dp, max(max_tf) "
+        "AS mt, min(min_dl) AS md FROM bm25_terms GROUP BY term) a FULL JOIN (SELECT term, "
+        "count(*) AS df, count(*) FILTER (WHERE passage) AS dp, max(tf) AS mt, min(dl) AS md "
+        "FROM bm25_tail GROUP BY term) b USING (term) WHERE coalesce(a.df, 0) <> "
+        "coalesce(b.df, 0) OR coalesce(a.dp, 0) <> coalesce(b.dp, 0) OR a.mt < b.mt "
         "OR a.md > b.md",
         "term(s) in bm25_terms disagree with the postings (counts or score bounds)",
         TERMS,

@@ -11,34 +11,42 @@ from keepui_engine.errors import StoreError
 if TYPE_CHECKING:
     from keepui_engine.store.pg_sql import PgConnection
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # Text columns sort by code point (COLLATE "C"), as DuckDB's do: export pages by `id > $1`.
 T = 'TEXT COLLATE "C"'
 
 # bm25_docs follows bm25_tail, whoever writes the postings, and bm25_stats sums it (N and
-# the total length, for BM25's idf and mean length without scanning bm25_docs per query).
+# the total length, for BM25's idf and mean length without scanning bm25_docs per query; the
+# passages' share apart, since idf counts whole texts and each kind has its own mean length).
 # The sums are spread over STAT_SHARDS rows by backend, so concurrent writers do not queue
 # on one row; a reader adds them up.
 STAT_SHARDS = 16
 BM25_STATS = [
     "CREATE TABLE IF NOT EXISTS bm25_stats (shard INTEGER PRIMARY KEY, n BIGINT NOT NULL, "
-    "dl_sum BIGINT NOT NULL)",
+    "dl_sum BIGINT NOT NULL, n_part BIGINT NOT NULL DEFAULT 0, dl_part BIGINT NOT NULL "
+    "DEFAULT 0)",
     f"""CREATE OR REPLACE FUNCTION keepui_docs_add() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        WITH ins AS (INSERT INTO bm25_docs SELECT DISTINCT key, dl FROM new_rows
-                     ON CONFLICT DO NOTHING RETURNING dl)
-        INSERT INTO bm25_stats SELECT pg_backend_pid() % {STAT_SHARDS}, count(*), sum(dl)
+        WITH ins AS (INSERT INTO bm25_docs SELECT DISTINCT key, dl, passage FROM new_rows
+                     ON CONFLICT DO NOTHING RETURNING dl, passage)
+        INSERT INTO bm25_stats SELECT pg_backend_pid() % {STAT_SHARDS}, count(*), sum(dl),
+            count(*) FILTER (WHERE passage), coalesce(sum(dl) FILTER (WHERE passage), 0)
         FROM ins HAVING count(*) > 0 ON CONFLICT (shard) DO UPDATE
-        SET n = bm25_stats.n + excluded.n, dl_sum = bm25_stats.dl_sum + excluded.dl_sum;
+        SET n = bm25_stats.n + excluded.n, dl_sum = bm25_stats.dl_sum + excluded.dl_sum,
+            n_part = bm25_stats.n_part + excluded.n_part,
+            dl_part = bm25_stats.dl_part + excluded.dl_part;
         RETURN NULL; END $$""",
     f"""CREATE OR REPLACE FUNCTION keepui_docs_drop() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         WITH del AS (DELETE FROM bm25_docs d USING (SELECT DISTINCT key FROM old_rows) o
                      WHERE d.key = o.key AND NOT EXISTS
-                     (SELECT 1 FROM bm25_tail t WHERE t.key = o.key) RETURNING d.dl)
-        INSERT INTO bm25_stats SELECT pg_backend_pid() % {STAT_SHARDS}, -count(*), -sum(dl)
+                     (SELECT 1 FROM bm25_tail t WHERE t.key = o.key) RETURNING d.dl, d.passage)
+        INSERT INTO bm25_stats SELECT pg_backend_pid() % {STAT_SHARDS}, -count(*), -sum(dl),
+            -count(*) FILTER (WHERE passage), -coalesce(sum(dl) FILTER (WHERE passage), 0)
         FROM del HAVING count(*) > 0 ON CONFLICT (shard) DO UPDATE
-        SET n = bm25_stats.n + excluded.n, dl_sum = bm25_stats.dl_sum + excluded.dl_sum;
+        SET n = bm25_stats.n + excluded.n, dl_sum = bm25_stats.dl_sum + excluded.dl_sum,
+            n_part = bm25_stats.n_part + excluded.n_part,
+            dl_part = bm25_stats.dl_part + excluded.dl_part;
         RETURN NULL; END $$""",
 ]
 
@@ -47,24 +55,29 @@ BM25_STATS = [
 # contribution (PgFullText prunes with it). Sharded by backend like bm25_stats, so writers
 # on two shards share no row, and two on one shard queue on that shard's bm25_stats row first
 # (triggers fire in name order: bm25_docs_* before bm25_terms_*), so they cannot deadlock.
-# A delete lowers df only: the bounds stay bounds.
+# A delete lowers df only: the bounds stay bounds. df_part counts the passages among df
+# (idf counts whole texts: df - df_part).
 BM25_TERMS = [
     f"CREATE TABLE IF NOT EXISTS bm25_terms (term {T} NOT NULL, shard INTEGER NOT NULL, "
     "df BIGINT NOT NULL, max_tf INTEGER NOT NULL, min_dl INTEGER NOT NULL, "
-    "PRIMARY KEY (term, shard))",
+    "df_part BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (term, shard))",
     f"""CREATE OR REPLACE FUNCTION keepui_terms_add() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         INSERT INTO bm25_terms SELECT term, pg_backend_pid() % {STAT_SHARDS}, count(*),
-            max(tf), min(dl) FROM new_rows GROUP BY term ORDER BY term
+            max(tf), min(dl), count(*) FILTER (WHERE passage) FROM new_rows GROUP BY term
+            ORDER BY term
         ON CONFLICT (term, shard) DO UPDATE SET df = bm25_terms.df + excluded.df,
+            df_part = bm25_terms.df_part + excluded.df_part,
             max_tf = greatest(bm25_terms.max_tf, excluded.max_tf),
             min_dl = least(bm25_terms.min_dl, excluded.min_dl);
         RETURN NULL; END $$""",
     f"""CREATE OR REPLACE FUNCTION keepui_terms_drop() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         INSERT INTO bm25_terms SELECT term, pg_backend_pid() % {STAT_SHARDS}, -count(*),
-            max(tf), min(dl) FROM old_rows GROUP BY term ORDER BY term
-        ON CONFLICT (term, shard) DO UPDATE SET df = bm25_terms.df + excluded.df;
+            max(tf), min(dl), -count(*) FILTER (WHERE passage) FROM old_rows GROUP BY term
+            ORDER BY term
+        ON CONFLICT (term, shard) DO UPDATE SET df = bm25_terms.df + excluded.df,
+            df_part = bm25_terms.df_part + excluded.df_part;
         RETURN NULL; END $$""",
     "CREATE OR REPLACE TRIGGER bm25_terms_add AFTER INSERT ON bm25_tail "
     "REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION keepui_terms_add()",
@@ -94,12 +107,15 @@ TABLES = [
         vec BYTEA NOT NULL, created TIMESTAMP NOT NULL)""",
     "CREATE INDEX embeddings_hash ON embeddings (content_hash, model)",
     f"CREATE TABLE meta (key {T} PRIMARY KEY, value TEXT NOT NULL)",
-    # BM25 postings: one row per (version key, term); dl repeated as in the DuckDB tail table
+    # BM25 postings: one row per (version key, term); dl and whether the key is a passage
+    # repeated as in the DuckDB tail table
     f"CREATE TABLE bm25_tail (key BIGINT NOT NULL, term {T} NOT NULL, tf INTEGER NOT NULL, "
-    "dl INTEGER NOT NULL, PRIMARY KEY (term, key) INCLUDE (tf, dl))",
+    "dl INTEGER NOT NULL, passage BOOLEAN NOT NULL DEFAULT false, "
+    "PRIMARY KEY (term, key) INCLUDE (tf, dl, passage))",
     "CREATE INDEX bm25_tail_key ON bm25_tail (key)",
     # one row per indexed version: N and the mean length without scanning the postings
-    "CREATE TABLE bm25_docs (key BIGINT PRIMARY KEY, dl INTEGER NOT NULL)",
+    "CREATE TABLE bm25_docs (key BIGINT PRIMARY KEY, dl INTEGER NOT NULL, "
+    "passage BOOLEAN NOT NULL DEFAULT false)",
     f"""CREATE TABLE parts (
         id {T} NOT NULL, version INTEGER NOT NULL, part INTEGER NOT NULL, kind {T} NOT NULL,
         title TEXT, position TEXT NOT NULL, text TEXT, summary TEXT NOT NULL,
@@ -151,6 +167,28 @@ MIGRATIONS = {
         *BM25_TERMS,
         "INSERT INTO bm25_terms SELECT term, 0, count(*), max(tf), min(dl) FROM bm25_tail "
         "GROUP BY term",
+    ],
+    4: [  # version 3 counted passages in idf and mixed their lengths with whole texts'
+        "ALTER TABLE bm25_tail ADD COLUMN IF NOT EXISTS passage BOOLEAN NOT NULL DEFAULT false",
+        "UPDATE bm25_tail t SET passage = true FROM vector_keys k WHERE k.key = t.key "
+        "AND k.part > 0",
+        "ALTER TABLE bm25_tail DROP CONSTRAINT bm25_tail_pkey, "
+        "ADD PRIMARY KEY (term, key) INCLUDE (tf, dl, passage)",
+        "ALTER TABLE bm25_docs ADD COLUMN IF NOT EXISTS passage BOOLEAN NOT NULL DEFAULT false",
+        "UPDATE bm25_docs d SET passage = true FROM vector_keys k WHERE k.key = d.key "
+        "AND k.part > 0",
+        "ALTER TABLE bm25_stats ADD COLUMN IF NOT EXISTS n_part BIGINT NOT NULL DEFAULT 0, "
+        "ADD COLUMN IF NOT EXISTS dl_part BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE bm25_terms ADD COLUMN IF NOT EXISTS df_part BIGINT NOT NULL DEFAULT 0",
+        *BM25_STATS,
+        *BM25_TERMS,
+        "DELETE FROM bm25_stats",
+        "INSERT INTO bm25_stats SELECT 0, count(*), coalesce(sum(dl), 0), "
+        "count(*) FILTER (WHERE passage), coalesce(sum(dl) FILTER (WHERE passage), 0) "
+        "FROM bm25_docs",
+        "DELETE FROM bm25_terms",
+        "INSERT INTO bm25_terms SELECT term, 0, count(*), max(tf), min(dl), "
+        "count(*) FILTER (WHERE passage) FROM bm25_tail GROUP BY term",
     ],
 }
 

@@ -169,6 +169,16 @@ def m008_edges(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE INDEX edges_target ON edges (target)")
 
 
+def m009_bm25_passage(con: duckdb.DuckDBPyConnection) -> None:
+    """Whether a tail row's key is a passage: idf counts whole texts, and each kind has its
+    own mean length (store/bm25_stats.py)."""
+    con.execute("ALTER TABLE bm25_tail ADD COLUMN passage BOOLEAN DEFAULT false")
+    con.execute(
+        "UPDATE bm25_tail SET passage = true WHERE key IN "
+        "(SELECT key FROM vector_keys WHERE part > 0)"
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m001_core", m001_core),
     ("m002_bm25_tail", m002_bm25_tail),
@@ -178,6 +188,7 @@ MIGRATIONS: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     ("m006_structure", m006_structure),
     ("m007_judgments", m007_judgments),
     ("m008_edges", m008_edges),
+    ("m009_bm25_passage", m009_bm25_passage),
 ]
 
 

@@ -202,7 +202,8 @@ def _write(
         documents.set_heads(con, {head.id: head.version for _, _, head, _ in plans})
         graph.sync(con, [head.id for _, _, head, _ in plans], now)
         all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
-        add_tail(con, all_keys.tolist(), key_texts, engine.fulltext.tokenize)
+        passages = [False] * len(keys[0]) + [True] * (len(all_keys) - len(keys[0]))
+        add_tail(con, all_keys.tolist(), key_texts, engine.fulltext.tokenize, passages)
     ready = [i for i, h in enumerate(key_hashes) if h in by_hash]
     if maintain:
         engine.index_new(all_keys[ready], [key_hashes[i] for i in ready], by_hash)

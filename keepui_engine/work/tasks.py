@@ -142,7 +142,9 @@ def analyze_doc(
         sys = {**head.sys, "_analyzed_hash": done}
         con.execute("UPDATE documents SET sys = $2::JSON WHERE id = $1", [head.id, json.dumps(sys)])
         keys = part_sql.new_keys(con, head.with_(sys=sys), rows, engine.embedder.name)
-        add_tail(con, keys.tolist(), [t for _, t in plan], engine.fulltext.tokenize)
+        add_tail(
+            con, keys.tolist(), [t for _, t in plan], engine.fulltext.tokenize, [True] * len(keys)
+        )
     if len(dropped):
         engine.store.index_remove(dropped)
     engine.index_new(keys, [p.content_hash for p in rows], by_hash)

@@ -64,6 +64,32 @@ def test_bm25_scores_match_the_duckdb_channel(tmp_path: Path, pg_url: str) -> No
         assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-5)
 
 
+def _minutes(word: str) -> str:
+    """~1,400 words the fake embedder (a 510-word window) splits into passages."""
+    sentence = f"The committee met again and noted {word} in the minutes of the day."
+    return " ".join([sentence] * 108)
+
+
+def test_bm25_with_passages_matches_the_duckdb_channel(tmp_path: Path, pg_url: str) -> None:
+    """Whole-text idf and per-kind mean lengths (store/bm25_stats.py) on both backends: the
+    same scores for a store with passages, also after a write and a delete."""
+    duck = make_fake_store(tmp_path / "duck")
+    pg = make_pg_store(tmp_path / "pg", pg_url)
+    for store in (duck, pg):
+        with open_workbench(store, own=True) as wb:
+            wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS)])
+            wb.put_many([PutSpec(_minutes("quinoa"), id="long"), PutSpec(_minutes("fox"), id="l2")])
+            assert len(wb.parts("long")) >= 3
+            wb.delete("l2")
+    with psycopg.connect(pg_url, autocommit=True) as con:
+        n, n_part = con.execute("SELECT sum(n), sum(n_part) FROM bm25_stats").fetchone()
+        assert n - n_part == len(TEXTS) + 1  # whole texts: the six notes and the minutes
+    for query in ("lazy fox", "quinoa minutes", "committee fox day"):
+        a, b = _bm25(duck, query), _bm25(pg, query)
+        assert [d for d, _ in a] == [d for d, _ in b], query
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-5)
+
+
 V1_DOCS_ADD = """CREATE OR REPLACE FUNCTION keepui_docs_add() RETURNS trigger LANGUAGE plpgsql
     AS $$ BEGIN INSERT INTO bm25_docs SELECT DISTINCT key, dl FROM new_rows ON CONFLICT DO NOTHING;
     RETURN NULL; END $$"""
