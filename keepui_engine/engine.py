@@ -226,7 +226,7 @@ class Engine:
                 after_write.run(self, [(back, head, False)], _now())
             structure.prune(con, doc_id)
             graph.sync(con, [doc_id], _now())
-            from keepui_engine.store.fulltext import drop_tail
+            from keepui_engine.store.postings import drop_tail
 
             drop_tail(con, dropped)
         self.store.index_remove(dropped)

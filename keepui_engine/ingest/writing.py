@@ -303,7 +303,7 @@ def commit(
         hashes += [p.content_hash for p in plan]
         texts += [p.text or p.summary for p in plan]
     documents.set_heads(con, {r.id: r.version for r in heads if r.version > 1})
-    from keepui_engine.store.fulltext import add_tail
+    from keepui_engine.store.postings import add_tail
 
     all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
     passages = [False] * len(keys[0]) + [True] * (len(all_keys) - len(keys[0]))

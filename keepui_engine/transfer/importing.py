@@ -22,7 +22,7 @@ from keepui_engine import graph
 from keepui_engine.store import documents
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
-from keepui_engine.store.fulltext import add_tail
+from keepui_engine.store.postings import add_tail
 from keepui_engine.transfer.records import unwire
 from keepui_engine.types import PutSpec
 from keepui_engine.work import pending

@@ -105,7 +105,7 @@ def analyze_doc(
     and the split settings are the ones last analyzed (`_analyzed_hash`) unless `force`.
     """
     from keepui_engine.ingest.writing import analysis_key, plan_parts
-    from keepui_engine.store.fulltext import add_tail, drop_tail
+    from keepui_engine.store.postings import add_tail, drop_tail
     from keepui_engine.types import PutSpec
 
     con = engine.store.con
