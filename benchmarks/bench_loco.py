@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import _common as c
-import collections_build as cb
+from bench_collections import collections
 
 from keepui_engine import open_workbench
 from keepui_engine.search.evaluation import evaluate, load_beir, scratch_store, trec_scores
@@ -42,16 +42,6 @@ CANDIDATES = [
 ]
 DEPTH = 100
 RESULTS = Path(__file__).parent / "results"
-
-
-def collections(scratch: Path) -> dict[str, Path]:
-    found = {f"sci-{k}": v for k, v in cb.sci_halves().items()}
-    found["sci-claims"] = cb.sci_claims()
-    found.update({f"bundle-{k}": v for k, v in cb.sci_bundles().items()})
-    found["docs-passages"] = cb.docs_passages(scratch / "docs-store")
-    found["py-reference"] = cb.py_reference()
-    found["scifact"] = cb.SCIFACT
-    return found
 
 
 def per_query(folder: Path) -> dict[str, dict[str, float]]:
