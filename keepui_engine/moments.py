@@ -36,6 +36,17 @@ def _within(dt: datetime, raw: str, option: str) -> datetime:
     return dt
 
 
+def _iso(text: str) -> date | datetime:
+    """An ISO-8601 date (exactly YYYY-MM-DD) or date-time (`Z` or `z` for UTC).
+
+    Raises:
+        ValueError: It is neither.
+    """
+    if len(text) == 10:
+        return date.fromisoformat(text)
+    return datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
+
+
 def parse_time(raw: str, *, now: datetime | None = None, option: str = "--since") -> datetime:
     """Parse an ISO-8601 date, datetime or duration (P7D, PT1H: that long before now) to UTC.
 
@@ -59,15 +70,14 @@ def parse_time(raw: str, *, now: datetime | None = None, option: str = "--since"
         except OverflowError:  # P999999999D: more days than a timedelta holds
             raise _out_of_range(raw, option) from None
     try:
-        if len(text) == 10:
-            d = date.fromisoformat(text)
-            return _within(datetime(d.year, d.month, d.day, tzinfo=UTC), raw, option)
-        dt = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
+        dt = _iso(text)
     except ValueError:
         raise UsageError(
             f"{option} {raw!r} is not an ISO-8601 date (2026-11-01), datetime "
             "(2026-11-01T09:30) or duration (P7D, PT1H)."
         ) from None
+    if not isinstance(dt, datetime):  # a date: its start, in UTC
+        return _within(datetime(dt.year, dt.month, dt.day, tzinfo=UTC), raw, option)
     if not 1 < dt.year < 9999:  # before converting: year 1 with +01:00 cannot convert
         raise _out_of_range(raw, option)
     return _within(dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC), raw, option)
@@ -85,11 +95,12 @@ def parse_moment(raw: str, *, option: str = "--as-of") -> datetime:
     if m and any(m.groupdict().values()):
         return parse_time(text, option=option).replace(tzinfo=None)
     try:
-        if len(text) == 10:
-            d = date.fromisoformat(text)
-            local = datetime(d.year, d.month, d.day, 23, 59, 59, 999999)
-        else:
-            local = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
+        found = _iso(text)
+        local = (
+            found
+            if isinstance(found, datetime)
+            else datetime(found.year, found.month, found.day, 23, 59, 59, 999999)
+        )
     except ValueError:
         raise UsageError(
             f"{option} {raw!r} is not an ISO-8601 date (2026-10-01: the end of that day) or "

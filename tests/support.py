@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 from keepui_engine.config import DEFAULT_TOML
@@ -54,4 +56,25 @@ def run_cli(
         capture_output=True,
         text=True,
         timeout=timeout,
+    )
+
+
+def grey_png(width: int, height: int, exif_after_pixels: bytes | None = None) -> bytes:
+    """A grey PNG of zeros, compressed row by row (tiny on disk, huge once decoded)."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    pack = zlib.compressobj(1)
+    row = bytes(width + 1)
+    idat = b"".join(pack.compress(row) for _ in range(height)) + pack.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    tail = chunk(b"eXIf", exif_after_pixels) if exif_after_pixels else b""
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", idat)
+        + tail
+        + chunk(b"IEND", b"")
     )

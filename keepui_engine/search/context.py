@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.search.pipeline import threshold
 from keepui_engine.types import FindResult, Hit, _Serialisable
 
 HEADER = (
@@ -174,10 +174,7 @@ def build(
         max_tokens: The most words the formatted context may have.
         header: Start with the seed's instruction to the model (its words count).
     """
-    if min_score != min_score:  # NaN would leave every hit out
-        raise UsageError("--min-score nan: give a number, e.g. 0.2 (or leave it out).")
-    kept = [h for h in found.hits if h.score >= min_score]
-    below = len(found.hits) - len(kept)
+    kept, below = threshold(found.hits, min_score)
     notes: list[str] = []
     used = count_tokens(HEADER) if header else 0
     passages: list[Passage] = []

@@ -45,8 +45,6 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
         raise UsageError("the query is empty: give some words to search for.")
     if limit < 1:
         raise UsageError(f"--limit {limit}: give a number of hits of 1 or more.")
-    if q.min_score is not None and q.min_score != q.min_score:  # NaN would hide every hit
-        raise UsageError("--min-score nan: give a number, e.g. 0.2 (or leave it out).")
     filters = inputs.parse_tag_args(q.tags, allow_bare=True)
     now_aware = datetime.now(UTC)
     t0 = inputs.parse_time(q.since, now=now_aware, option="--since") if q.since else None

@@ -6,6 +6,7 @@ find can count them and `--why` can name the step that removed a document.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -40,9 +41,16 @@ def no_evidence(hits: list[Hit]) -> tuple[list[Hit], int]:
 
 
 def threshold(hits: list[Hit], min_score: float | None) -> tuple[list[Hit], int]:
-    """Keep hits whose final score is at least `min_score`; return them and how many went."""
+    """Keep hits whose final score is at least `min_score`; return them and how many went.
+
+    Raises:
+        UsageError: `min_score` is NaN, which no score reaches: every hit would go unsaid
+            (the CLI refuses it at the option; MCP, the TUI and the library arrive here).
+    """
     if min_score is None:
         return hits, 0
+    if math.isnan(min_score):
+        raise UsageError("--min-score nan: give a number, e.g. 0.2 (or leave it out).")
     kept = [h for h in hits if h.score >= min_score]
     return kept, len(hits) - len(kept)
 

@@ -11,16 +11,14 @@ import ctypes
 import json
 import os
 import random
-import struct
 import subprocess
 import sys
 import threading
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import make_fake_store, run_cli
+from support import grey_png, make_fake_store, run_cli
 
 GB = 1024**3
 MB = 1024**2
@@ -80,26 +78,10 @@ def _setting(store: Path, key: str, value: object) -> None:
     )
 
 
-def _png(path: Path, width: int, height: int) -> Path:
-    """A grey PNG of zeros: 0.2 MB on disk, width x height bytes once decoded."""
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
-
-    pack = zlib.compressobj(1)
-    row = bytes(width + 1)
-    idat = b"".join(pack.compress(row) for _ in range(height)) + pack.flush()
-    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    path.write_bytes(
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
-    )
-    return path
-
-
 def test_a_240_megapixel_png_is_put_without_decoding_it(tmp_path: Path, store: Path) -> None:
     baseline = measured(tmp_path, store, "put", "a note to measure a plain put by")
-    png = _png(tmp_path / "huge.png", 16_000, 15_000)  # 240 MP: 240 MB decoded
+    png = tmp_path / "huge.png"
+    png.write_bytes(grey_png(16_000, 15_000))  # 240 MP: 240 MB decoded
     got = measured(tmp_path, store, "put", str(png), "--json")
     assert got.returncode == 0, got.stderr
     item = json.loads(run_cli(store, "get", str(png), "--json").stdout)

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import io
 import random
-import struct
-import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from support import FAKE_TOML
+from support import FAKE_TOML, grey_png
 
 from keepui_engine.config import load_settings
 from keepui_engine.config_values import BadNumber
@@ -99,27 +97,6 @@ def _pdf(pages: int) -> bytes:
     return data
 
 
-def _png(width: int, height: int, exif_after_pixels: bytes | None = None) -> bytes:
-    """A grey PNG of zeros, compressed row by row (tiny on disk, huge once decoded)."""
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
-
-    pack = zlib.compressobj(1)
-    row = bytes(width + 1)
-    idat = b"".join(pack.compress(row) for _ in range(height)) + pack.flush()
-    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    tail = chunk(b"eXIf", exif_after_pixels) if exif_after_pixels else b""
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", idat)
-        + tail
-        + chunk(b"IEND", b"")
-    )
-
-
 def test_a_png_is_read_from_its_header_without_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
     from PIL import Image, PngImagePlugin
 
@@ -130,10 +107,10 @@ def test_a_png_is_read_from_its_header_without_decoding(monkeypatch: pytest.Monk
         raise AssertionError("the pixels were decoded")
 
     monkeypatch.setattr(PngImagePlugin.PngImageFile, "load", decoded)
-    plain = extract(_png(4000, 3000), name="plain.png")
+    plain = extract(grey_png(4000, 3000), name="plain.png")
     assert plain.tags == {"width": "4000", "height": "3000"}
     # Pillow looks for an eXIf chunk after the pixels by decoding them; keepui walks chunks.
-    tagged = extract(_png(40, 30, exif_after_pixels=camera.tobytes()), name="tagged.png")
+    tagged = extract(grey_png(40, 30, exif_after_pixels=camera.tobytes()), name="tagged.png")
     assert tagged.tags["camera"] == "Canon PowerShot S40"
 
 
