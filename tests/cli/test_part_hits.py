@@ -53,7 +53,7 @@ def test_a_part_hit_names_its_part_in_json_nl_explain_and_get(store_dir: Path) -
     line = ok(store_dir, "find", "glacier crevasse", "--mode", "bm25", "--nl").splitlines()[0]
     assert json.loads(line)["part"] == part
     explained = ok(store_dir, "find", "glacier crevasse", "--mode", "bm25", "--explain")
-    assert "2 Mountains" in explained and "#1 atlas@P{2}: …" in explained
+    assert "2 Mountains" in explained and "#1 atlas@P{2} (section 2): …" in explained
     assert "glacier crevasse" in explained
     item = doc(store_dir, "get", "atlas@P{2}")
     assert item["part"] == {
