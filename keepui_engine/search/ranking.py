@@ -119,7 +119,7 @@ def fuse(
     best = (
         _per_passage(dense, bm25, rows, weights, rrf_k, fusion, rate, similarity or {})  # type: ignore[arg-type]
         if hybrid
-        else {d: (r[1], r[2], r[2], []) for d, r in (by_dense or by_bm25).items()}
+        else _named(dense if dense is not None else bm25, rows, by_dense or by_bm25)
     )
     hits = []
     for doc_id, (base, key, named, more) in best.items():
@@ -229,6 +229,27 @@ def _per_passage(
             and rows[k].part
             and (rows[k].doc_id, rows[k].version) == (doc_id, row.version)
         ][:MORE_PASSAGES]
+        out[doc_id] = (score, key, named, more)
+    return out
+
+
+def _named(
+    channel: Channel | None, rows: dict[int, KeyRow], lifted: dict[str, tuple[int, float, int]]
+) -> dict[str, tuple[float, int, int, list[tuple[float, int]]]]:
+    """One channel's documents as `_per_passage` gives them: (score, key, named, more), where a
+    whole-text win names that version's best passage the channel returned, as in hybrid."""
+    found: dict[tuple[str, int], list[tuple[float, int]]] = {}
+    if channel is not None:
+        for key, score in zip(channel[0].tolist(), channel[1].tolist(), strict=True):
+            row = rows.get(key)
+            if row is not None and row.part:
+                found.setdefault((row.doc_id, row.version), []).append((float(score), key))
+    out = {}
+    for doc_id, (_, score, key) in lifted.items():
+        row = rows[key]
+        passages = found.get((doc_id, row.version), [])
+        named = key if row.part or not passages else passages[0][1]
+        more = [(f, k) for f, k in passages if k != named][:MORE_PASSAGES]
         out[doc_id] = (score, key, named, more)
     return out
 
