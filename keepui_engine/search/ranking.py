@@ -121,16 +121,17 @@ def fuse(
         if hybrid
         else _named(dense if dense is not None else bm25, rows, by_dense or by_bm25)
     )
+    by_key = [_by_key(dense), _by_key(bm25)]  # each channel's score of every key, read once
     hits = []
     for doc_id, (base, key, named, more) in best.items():
         d, b = by_dense.get(doc_id), by_bm25.get(doc_id)
         fused = base if hybrid else None
         row, shown = rows[key], rows[named]
         decay = decay_factor(row.updated, now, half_life_days)
-        cos = _channel_score(dense, key) if hybrid else (d[1] if d else None)
+        cos = by_key[0].get(key) if hybrid else (d[1] if d else None)
         if cos is None:
             cos = (similarity or {}).get(key)
-        words = _channel_score(bm25, key) if hybrid else (b[1] if b else None)
+        words = by_key[1].get(key) if hybrid else (b[1] if b else None)
         offset = row.head_version - row.version
         scores = {
             "dense": cos,
@@ -161,11 +162,10 @@ def fuse(
     return sorted(hits, key=lambda h: (-h.score, h.version, h.id))
 
 
-def _channel_score(channel: Channel | None, key: int) -> float | None:
-    if channel is None:
-        return None
-    where = (channel[0] == key).nonzero()[0]
-    return float(channel[1][where[0]]) if len(where) else None
+def _by_key(channel: Channel | None) -> dict[int, float]:
+    return (
+        {} if channel is None else dict(zip(channel[0].tolist(), channel[1].tolist(), strict=True))
+    )
 
 
 def _per_passage(
@@ -189,8 +189,7 @@ def _per_passage(
     over. A key the BM25 channel did not return adds 0 there; its cosine comes from
     `similarity` when the dense channel did not return it. RRF ranks keys, not documents.
     """
-    cos = dict(zip(dense[0].tolist(), dense[1].tolist(), strict=True))
-    words = dict(zip(bm25[0].tolist(), bm25[1].tolist(), strict=True))
+    cos, words = _by_key(dense), _by_key(bm25)
     d_rank = {k: i for i, k in enumerate(dense[0].tolist(), 1)}
     b_rank = {k: i for i, k in enumerate(bm25[0].tolist(), 1)}
     scored = []

@@ -46,6 +46,20 @@ def kinds(lengths: np.ndarray, passage: np.ndarray) -> dict[str, float]:
     }
 
 
+def base_kinds(stats: dict[str, Any]) -> dict[str, float]:
+    """A base's counts and summed lengths of each kind (stats.json); a base built before
+    passages had their own statistics holds one kind, every key a whole text."""
+    if "n_whole" in stats:
+        return {k: float(stats[k]) for k in ("n_whole", "dl_whole", "n_part", "dl_part")}
+    n = float(stats.get("n", 0))
+    return {
+        "n_whole": n,
+        "dl_whole": n * float(stats.get("avgdl", 0.0)),
+        "n_part": 0.0,
+        "dl_part": 0.0,
+    }
+
+
 def mean_lengths(stats: dict[str, float]) -> tuple[float, float]:
     """(mean whole-text length, mean passage length), each 1.0 when there is none."""
     whole = stats["dl_whole"] / stats["n_whole"] if stats["n_whole"] else 1.0

@@ -338,30 +338,30 @@ class FullText:
         terms = sorted(set(self.tokenize([query])[0]) - {""})
         if not terms:
             return np.empty(0, np.float64)
-        tail_df = dict(
-            self.con.execute(
-                "SELECT term, count(DISTINCT key) FROM bm25_tail WHERE term = ANY($1) "
-                "AND NOT passage GROUP BY term",
+        tail_df = {
+            term: whole
+            for term, whole in self.con.execute(
+                "SELECT term, count(DISTINCT key) FILTER (WHERE NOT passage) FROM bm25_tail "
+                "WHERE term = ANY($1) GROUP BY term",
                 [terms],
             ).fetchall()
+        }
+        n = max(self._kinds()["n_whole"], 1.0)
+        # a term only passages hold counts as in one document (as the base scores it)
+        df = np.asarray(
+            [
+                max(self._df.get(t, 0) + tail_df.get(t, 0), 1)
+                if t in self._df or t in tail_df
+                else 0
+                for t in terms
+            ],
+            np.float64,
         )
-        n = self._kinds()["n_whole"]
-        df = np.asarray([self._df.get(t, 0) + tail_df.get(t, 0) for t in terms], np.float64)
         return lucene_idf(df, n)
 
     def _kinds(self) -> dict[str, float]:
         """Whole texts' and passages' counts and summed lengths, base and tail together."""
-        st = self._stats
-        if "n_whole" in st:
-            got = {k: float(st[k]) for k in ("n_whole", "dl_whole", "n_part", "dl_part")}
-        else:  # a base built before passages had their own statistics: one kind
-            n = float(st.get("n", 0))
-            got = {
-                "n_whole": n,
-                "dl_whole": n * float(st.get("avgdl", 0.0)),
-                "n_part": 0.0,
-                "dl_part": 0.0,
-            }
+        got = bm25_stats.base_kinds(self._stats)
         for passage, count, total in self.con.execute(
             "SELECT passage, count(*), coalesce(sum(dl), 0) FROM (SELECT key, any_value(dl) "
             "AS dl, any_value(passage) AS passage FROM bm25_tail GROUP BY key) GROUP BY 1"

@@ -72,7 +72,8 @@ class PgFullText:
         """Each term's idf, N, the mean length, and term -> (df, max tf, min length) of the
         terms present."""
         n, avgdl, found, whole = self._stats(terms)
-        df = np.asarray([max(whole.get(t, 0), 1) for t in terms], np.float64)
+        # a term only passages hold counts as in one document; one no text holds as none
+        df = np.asarray([max(whole[t], 1) if t in whole else 0 for t in terms], np.float64)
         return lucene_idf(df, max(n, 1.0)), n, avgdl, found
 
     def _stats(

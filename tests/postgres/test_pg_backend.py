@@ -88,6 +88,14 @@ def test_bm25_with_passages_matches_the_duckdb_channel(tmp_path: Path, pg_url: s
         a, b = _bm25(duck, query), _bm25(pg, query)
         assert [d for d, _ in a] == [d for d, _ in b], query
         assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-5)
+    for store in (duck, pg):  # the query's idf (fusion's rate) alike, a word no text has too
+        with open_workbench(store, own=True) as wb:
+            engine = wb._engine  # noqa: SLF001
+            assert engine is not None
+            got = engine.fulltext.idf("quinoa fox zzzunheard").tolist()
+        if store == duck:
+            want = got
+    assert got == pytest.approx(want, rel=1e-9)
 
 
 V1_DOCS_ADD = """CREATE OR REPLACE FUNCTION keepui_docs_add() RETURNS trigger LANGUAGE plpgsql
