@@ -295,6 +295,7 @@ class Engine:
                 "title": p.title,
                 "kind": p.kind,
                 "position": p.position,
+                "span": p.span,
             }
             item = self.get(base, offset)
             return replace(item, text=p.text, summary=p.summary, part=shown)
@@ -330,6 +331,7 @@ class Engine:
                     p.position,
                     p.text or "",
                     p.summary,
+                    part_sql.span_of(p.position),
                 )
             )
         return out

@@ -100,6 +100,8 @@ class Part(_Serialisable):
         position: Where it sits, e.g. `page 3`, `slide 2`, `chars 0-2048`.
         text: Its text.
         summary: Its summary.
+        span: [start, end) of its text in the document's text, in characters (None for a
+            part stored before keepui recorded spans, or one its extractor reworded).
     """
 
     id: str
@@ -110,6 +112,7 @@ class Part(_Serialisable):
     position: str
     text: str
     summary: str
+    span: list[int] | None = None
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,26 @@ def split(
                     kind, title, f"{where}, words {start + 1}-{end}", " ".join(words[start:end])
                 )
             )
-    return parts if len(parts) > 1 else []
+    return _with_spans(text, parts) if len(parts) > 1 else []
+
+
+def _with_spans(text: str, parts: list[PartText]) -> list[PartText]:
+    """Each part's position with `chars A-B`, its span in `text` (0-based, end exclusive).
+
+    Parts are rejoined words, so a part is found as its words with any whitespace between
+    them, in order (each after the previous part's start); a part not found verbatim (an
+    extractor's blocks that are not the stored text) keeps its position without a span.
+    """
+    out, cursor = [], 0
+    for p in parts:
+        words = p.text.split()
+        m = re.compile(r"\s+".join(map(re.escape, words))).search(text, cursor) if words else None
+        if m is None:
+            out.append(p)
+            continue
+        cursor = m.start() + 1
+        out.append(PartText(p.kind, p.title, f"{p.position}, chars {m.start()}-{m.end()}", p.text))
+    return out
 
 
 _END = re.compile(r"[.!?][\"')\]]*$")

@@ -318,6 +318,7 @@ def _with_parts(
                 "title": title,
                 "kind": kind,
                 "position": position,
+                "span": part_sql.span_of(position),
                 "excerpt": excerpt(text, query),
             }
             h = replace(h, part=part)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,15 @@ if TYPE_CHECKING:
     import duckdb
 
     from keepui_engine.store.documents import Row
+
+
+_SPAN = re.compile(r"chars (\d+)-(\d+)")
+
+
+def span_of(position: str) -> list[int] | None:
+    """[start, end) character span a part's position records, if it records one."""
+    m = _SPAN.search(position or "")
+    return [int(m.group(1)), int(m.group(2))] if m else None
 
 
 @dataclass(frozen=True)

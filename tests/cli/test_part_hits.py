@@ -53,7 +53,9 @@ def test_a_part_hit_names_its_part_in_json_nl_explain_and_get(store_dir: Path) -
     line = ok(store_dir, "find", "glacier crevasse", "--mode", "bm25", "--nl").splitlines()[0]
     assert json.loads(line)["part"] == part
     explained = ok(store_dir, "find", "glacier crevasse", "--mode", "bm25", "--explain")
-    assert "2 Mountains" in explained and "#1 atlas@P{2} (section 2): …" in explained
+    start, end = LONG.index("# Mountains"), LONG.index("# Kitchen") - 2
+    place = f"section 2, chars {start}-{end}"
+    assert "2 Mountains" in explained and f"#1 atlas@P{{2}} ({place}): …" in explained
     assert "glacier crevasse" in explained
     item = doc(store_dir, "get", "atlas@P{2}")
     assert item["part"] == {
@@ -61,7 +63,8 @@ def test_a_part_hit_names_its_part_in_json_nl_explain_and_get(store_dir: Path) -
         "count": 3,
         "title": "Mountains",
         "kind": "heading",
-        "position": "section 2",
+        "position": place,
+        "span": [start, end],
     }
     assert "glacier crevasse" in item["text"] and doc(store_dir, "get", "atlas")["part"] is None
     whole = doc(store_dir, "find", "something else entirely", "--mode", "bm25")["hits"][0]

@@ -92,7 +92,7 @@ def test_pdf_pages_stay_the_first_cut_through_analyze_and_a_reopen(store_dir: Pa
 def test_pptx_slides_and_html_headings_stay(wb: Workbench) -> None:
     deck = put_file(wb, PPTX)
     slides = assert_same_after_analyze(wb, deck)
-    assert [pos for _, _, pos, _ in slides] == ["slide 5", "slide 6", "slide 7"]
+    assert [pos.split(",")[0] for _, _, pos, _ in slides] == ["slide 5", "slide 6", "slide 7"]
     assert slides[0][1] == "Title Text"
     page = put_file(wb, HTML)
     sections = assert_same_after_analyze(wb, page)
@@ -127,7 +127,7 @@ def test_new_split_settings_make_analyze_run_again(tmp_path: Path) -> None:
         assert wb.analyze(doc_id)["result"] == "6 part(s)"
         got = shape(wb, doc_id)
         assert [title for _, title, _, _ in got] == [t for t in SECTIONS for _ in (1, 2)]
-        assert got[1][2] == "section 1, words 181-301"
+        assert got[1][2].startswith("section 1, words 181-301, chars ")
         assert wb.analyze(doc_id)["result"] == "unchanged since the last analyze"
 
 

@@ -7,6 +7,7 @@ import pytest
 from keepui_engine import FindResult, Hit, NotFound, Workbench
 from keepui_engine.ingest.splitting import Block, split
 from keepui_engine.search.ranking import excerpt
+from keepui_engine.store.parts import span_of
 
 
 def words(n: int, stem: str) -> str:
@@ -31,7 +32,14 @@ def test_structure_first_pages_stay_whole_and_small_paragraphs_merge() -> None:
     assert [p.position for p in got] == ["page 1", "page 2", "page 3"]
     text = "\n\n".join([words(30, "a"), words(30, "b"), words(400, "c"), words(300, "d")])
     got = split(text)
-    assert len(got) == 2 and got[0].position == "sections 1-3" and got[1].position == "section 4"
+    last = text.index(words(300, "d"))
+    assert [p.position for p in got] == [
+        f"sections 1-3, chars 0-{last - 2}",  # the blank line between them is neither's
+        f"section 4, chars {last}-{len(text)}",
+    ]
+    for p in got:  # the span is where the part's words sit in the text
+        start, end = span_of(p.position) or [0, 0]
+        assert text[start:end].split() == p.text.split()
     md = "# Intro\n" + words(300, "x") + "\n\n# Method\n" + words(300, "y")
     got = split(md)
     assert [p.title for p in got] == ["Intro", "Method"]
@@ -60,12 +68,14 @@ def test_put_splits_long_text_and_find_lifts_a_part_hit(wb: Workbench) -> None:
     assert part["index"] == 2 and part["title"] == "Mountains"
     assert part["excerpt"].endswith("glacier crevasse") and len(part["excerpt"]) <= 201
     item = wb.get("atlas@P{3}")
+    start = LONG.index("# Kitchen")
     assert item.part == {
         "index": 3,
         "count": 3,
         "title": "Kitchen",
         "kind": "heading",
-        "position": "section 3",
+        "position": f"section 3, chars {start}-{len(LONG)}",
+        "span": [start, len(LONG)],
     }
     assert "sourdough" in (item.text or "") and wb.get("atlas").part is None
     with pytest.raises(NotFound, match="no part 9"):
@@ -101,6 +111,7 @@ def test_a_part_hit_round_trips_through_dicts(wb: Workbench) -> None:
         "title",
         "kind",
         "position",
+        "span",
         "excerpt",
     }
     older = Hit.from_dict({**hit, "part": 2})  # a server from before the part object

@@ -19,7 +19,10 @@ def test_passage_settings_make_windows_a_vector_can_see(tmp_path: Path) -> None:
     assert Settings(store=tmp_path).chunk_size == 0
     abstract = " ".join(f"w{i}" for i in range(220))  # a SciFact abstract: ~220 words
     parts = split(abstract, chunk_size=160, overlap=40)
-    assert [p.position for p in parts] == ["section 1, words 1-160", "section 1, words 121-220"]
+    assert [p.position for p in parts] == [
+        f"section 1, words 1-160, chars 0-{abstract.index(' w160')}",
+        f"section 1, words 121-220, chars {abstract.index('w120')}-{len(abstract)}",
+    ]
     assert split(" ".join(["w"] * 160), chunk_size=160, overlap=40) == []
     assert split(abstract, chunk_size=254, overlap=st.chunk_overlap) == []
 
