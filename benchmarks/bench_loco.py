@@ -31,6 +31,7 @@ from bench_collections import collections
 from keepui_engine import open_workbench
 from keepui_engine.search.evaluation import evaluate, load_beir, scratch_store, trec_scores
 from keepui_engine.search.significance import bootstrap_ci, paired_test
+from keepui_engine.store.documents import texts_for_keys
 
 # (name, fusion, (dense weight, bm25 weight)); the first is the default
 CANDIDATES = [
@@ -59,7 +60,10 @@ def per_query(folder: Path) -> dict[str, dict[str, float]]:
     with open_workbench(store, own=True) as wb:
         engine = wb._engine  # noqa: SLF001 - the channel weights are a keepui.toml setting
         assert engine is not None
-        engine.settle()  # one set of BM25 statistics (a base built by an older keepui is rebuilt)
+        # one set of BM25 statistics, built by this keepui (a scratch store may hold a base an
+        # earlier build of it made)
+        if engine.fulltext.rebuildable:
+            engine.fulltext.rebuild(*texts_for_keys(engine.store.con))  # type: ignore[union-attr]
         base = engine.settings
         runs = [("dense", "dense", None, None), ("bm25", "bm25", None, None)]
         runs += [(n, "hybrid", f, w) for n, f, w in CANDIDATES]

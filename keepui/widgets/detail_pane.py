@@ -48,12 +48,13 @@ def older_line(hit: Hit) -> str:
 
 
 def part_line(hit: Hit, item: Item | None = None) -> str:
-    """`2 of 3 · Mountains`: the part a hit matched (its count once the item is loaded)."""
+    """`2 of 3 · Mountains · section 2, chars 1024-2101`: the part a hit matched (its count
+    once the item is loaded) and where it sits."""
     part = hit.part or {}
     count = f" of {item.part['count']}" if item is not None and item.part else ""
     title = f" · {part['title']}" if part.get("title") else ""
     where = str(part.get("position") or "")
-    place = f" · {where}" if where.startswith(("page", "slide")) or "words" in where else ""
+    place = f" · {where}" if where else ""
     return f"{part.get('index')}{count}{title}{place}"
 
 

@@ -44,6 +44,7 @@ async def test_a_part_hit_shows_its_number_title_excerpt_and_text(tui_store: Pat
             assert detail.item is not None and (detail.item.part or {})["count"] == 3
             text = str(detail.query_one("#detail-body", Static).render())
             assert text.startswith("atlas   (matched atlas@P{2})\n")
-            assert "part 2 of 3 · Mountains\n" in text
+            start, end = LONG.index("# Mountains"), LONG.index("# Kitchen") - 2
+            assert f"part 2 of 3 · Mountains · section 2, chars {start}-{end}\n" in text
             assert "match …peak" in text and "glacier crevasse\n" in text
             assert "\ntext\n# Mountains\npeak0" in text and "sourdough" not in text
