@@ -215,3 +215,28 @@ def test_cutting_a_long_text_to_its_window_changes_no_vector(
     torch_path = embedder.embed(LONG_TEXTS * (NUMPY_MAX_TEXTS // len(LONG_TEXTS) + 1))
     assert ((whole * numpy_path).sum(1) >= 0.99999).all()
     assert ((whole * torch_path[: len(LONG_TEXTS)]).sum(1) >= 0.9999).all()
+
+
+def test_numpy_serves_short_texts_and_torch_long_ones_once_it_is_loaded(model_dir: Path) -> None:
+    # numpy spares a short-lived CLI the torch import; once torch is loaded it is about twice
+    # as fast on window-long passages, so it serves every call but a few short texts.
+    from keepui_engine.providers.sentence_transformers import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2", str(model_dir))
+    calls: list[str] = []
+
+    class Recorder:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def encode(self, texts: list[str], **_: object) -> np.ndarray:
+            calls.append(self.name)
+            return np.ones((len(texts), embedder.dim), np.float32)
+
+    embedder._numpy = Recorder("numpy")
+    embedder.embed(["word " * 400])  # torch not loaded: one long note stays in numpy
+    embedder._torch = Recorder("torch")
+    embedder.embed(["a short note", "and another"])
+    embedder.embed(["word " * 400])
+    embedder.embed(["note"] * 9)
+    assert calls == ["numpy", "numpy", "torch", "torch"]
