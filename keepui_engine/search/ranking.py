@@ -207,11 +207,11 @@ def _per_passage(
         scored.append((fused, key))
     scored.sort(key=lambda s: (-s[0], s[1]))
     best: dict[str, tuple[float, int]] = {}
-    passage: dict[tuple[str, int], tuple[float, int]] = {}
+    passages: dict[tuple[str, int], list[tuple[float, int]]] = {}  # of a version, best first
     for fused, key in scored:
         row = rows[key]
         if row.part:
-            passage.setdefault((row.doc_id, row.version), (fused, key))
+            passages.setdefault((row.doc_id, row.version), []).append((fused, key))
         top = best.get(row.doc_id)
         if top is None or (
             top[0] - fused <= TIE * max(1.0, abs(top[0])) and row.version > rows[top[1]].version
@@ -220,14 +220,9 @@ def _per_passage(
     out = {}
     for doc_id, (score, key) in best.items():
         row = rows[key]
-        named = key if row.part else passage.get((doc_id, row.version), (score, key))[1]
-        more = [
-            (f, k)
-            for f, k in scored
-            if k != named
-            and rows[k].part
-            and (rows[k].doc_id, rows[k].version) == (doc_id, row.version)
-        ][:MORE_PASSAGES]
+        found = passages.get((doc_id, row.version), [])
+        named = key if row.part or not found else found[0][1]
+        more = [(f, k) for f, k in found if k != named][:MORE_PASSAGES]
         out[doc_id] = (score, key, named, more)
     return out
 
