@@ -1,11 +1,11 @@
 """Long documents at put time: the shared docs folder's wall time, passages and store growth.
 
-In one process, an owner-mode Workbench on a fresh store with the real all-MiniLM-L6-v2
-(loaded and warmed before timing), calling `Workbench.ingest([DIR])` as `keepui put DIR` does,
-`--repeat` times on fresh stores after one untimed put (the median is reported). Reported: wall time and the time
-inside the embedder, the texts embedded (documents and passages), the PDF pages and slides
-the folder holds, the store's size on disk after the put (DuckDB, vectors, BM25 base), and
-per 1,000 pages: the store's size and the passages' vectors (384 float32 each).
+In one process, an owner-mode Workbench on a fresh store with the real all-MiniLM-L6-v2 (loaded
+and warmed before timing), calling `Workbench.ingest([DIR])` as `keepui put DIR` does,
+`--repeat` times on fresh stores after one untimed put (the median is reported). Reported: wall
+time and the time inside the embedder, the texts embedded (documents and passages), the PDF
+pages and slides the folder holds, the store's size on disk after the put (DuckDB, vectors,
+BM25 base), and per 1,000 pages: the store's size and the passages' vectors (384 float32 each).
 
 Issue 24's targets: put of this folder no slower than 1.3x the keepui before passages, and
 the store grows by at most the passages' vectors. The script runs against whatever keepui is
