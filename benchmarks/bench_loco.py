@@ -96,6 +96,7 @@ def loco(scores: dict[str, dict[str, dict[str, float]]]) -> list[dict[str, Any]]
         better = max(("dense", "bm25"), key=lambda n: _mean(here[n]))
         qids = sorted(here[chosen])
         test = paired_test([here[chosen][q] for q in qids], [here[better][q] for q in qids])
+        plain = paired_test([here[names[0]][q] for q in qids], [here[better][q] for q in qids])
         rows.append(
             {
                 "collection": held,
@@ -104,6 +105,8 @@ def loco(scores: dict[str, dict[str, dict[str, float]]]) -> list[dict[str, Any]]
                 "bm25": _mean(here["bm25"]),
                 "default": _mean(here[names[0]]),
                 "default_ci": list(bootstrap_ci(list(here[names[0]].values()))),
+                "default_minus_better": plain.mean,
+                "default_p": plain.p,
                 "chosen": chosen,
                 "chosen_score": _mean(here[chosen]),
                 "chosen_minus_better": test.mean,
@@ -134,14 +137,15 @@ def main() -> None:
                 saved.write_text(json.dumps(per_query(folder)))
             scores[name] = json.loads(saved.read_text())
     rows = loco(scores)
-    head = "| collection | queries | dense | bm25 | default [95% CI] | chosen on the others |"
-    print(head + " its score | chosen − better channel (p) |")
-    print("|" + "---|" * 8)
+    head = "| collection | queries | dense | bm25 | default [95% CI] | default − better (p) |"
+    print(head + " chosen on the others | its score | chosen − better channel (p) |")
+    print("|" + "---|" * 9)
     for r in rows:
         lo, hi = r["default_ci"]
         print(
             f"| {r['collection']} | {r['queries']} | {r['dense']:.4f} | {r['bm25']:.4f} | "
-            f"{r['default']:.4f} [{lo:.3f}, {hi:.3f}] | {r['chosen']} | "
+            f"{r['default']:.4f} [{lo:.3f}, {hi:.3f}] | "
+            f"{r['default_minus_better']:+.4f} ({r['default_p']:.3f}) | {r['chosen']} | "
             f"{r['chosen_score']:.4f} | {r['chosen_minus_better']:+.4f} ({r['p']:.3f}) |"
         )
     print("\ncandidates (nDCG@10 of hybrid):")
