@@ -217,14 +217,19 @@ def _per_passage(
             top[0] - fused <= TIE * max(1.0, abs(top[0])) and row.version > rows[top[1]].version
         ):
             best[row.doc_id] = (top[0] if top else fused, key)
-    out = {}
-    for doc_id, (score, key) in best.items():
-        row = rows[key]
-        found = passages.get((doc_id, row.version), [])
-        named = key if row.part or not found else found[0][1]
-        more = [(f, k) for f, k in found if k != named][:MORE_PASSAGES]
-        out[doc_id] = (score, key, named, more)
-    return out
+    return {
+        doc_id: _entry(score, key, rows[key], passages.get((doc_id, rows[key].version), []))
+        for doc_id, (score, key) in best.items()
+    }
+
+
+def _entry(
+    score: float, key: int, row: KeyRow, passages: list[tuple[float, int]]
+) -> tuple[float, int, int, list[tuple[float, int]]]:
+    """(score, key, named, more) of a document whose best key is `key`: it names that key when
+    it is a passage, else the version's best passage (`passages`, best first) if there is one."""
+    named = key if row.part or not passages else passages[0][1]
+    return score, key, named, [(f, k) for f, k in passages if k != named][:MORE_PASSAGES]
 
 
 def _named(
@@ -238,14 +243,10 @@ def _named(
             row = rows.get(key)
             if row is not None and row.part:
                 found.setdefault((row.doc_id, row.version), []).append((float(score), key))
-    out = {}
-    for doc_id, (_, score, key) in lifted.items():
-        row = rows[key]
-        passages = found.get((doc_id, row.version), [])
-        named = key if row.part or not passages else passages[0][1]
-        more = [(f, k) for f, k in passages if k != named][:MORE_PASSAGES]
-        out[doc_id] = (score, key, named, more)
-    return out
+    return {
+        doc_id: _entry(score, key, rows[key], found.get((doc_id, rows[key].version), []))
+        for doc_id, (_, score, key) in lifted.items()
+    }
 
 
 def _rate(
