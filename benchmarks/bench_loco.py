@@ -105,11 +105,11 @@ def loco(scores: dict[str, dict[str, dict[str, float]]]) -> list[dict[str, Any]]
                 "bm25": _mean(here["bm25"]),
                 "default": _mean(here[names[0]]),
                 "default_ci": list(bootstrap_ci(list(here[names[0]].values()))),
-                "default_minus_better": plain.mean,
+                "default_minus_better": plain.delta,
                 "default_p": plain.p,
                 "chosen": chosen,
                 "chosen_score": _mean(here[chosen]),
-                "chosen_minus_better": test.mean,
+                "chosen_minus_better": test.delta,
                 "p": test.p,
                 **{f"cand {n}": _mean(here[n]) for n in names},
             }
