@@ -144,17 +144,21 @@ def _with_spans(text: str, parts: list[PartText]) -> list[PartText]:
     """Each part's position with `chars A-B`, its span in `text` (0-based, end exclusive).
 
     Parts are rejoined words, so a part is found as its words with any whitespace between
-    them, in order (each after the previous part's start); a part not found verbatim (an
-    extractor's blocks that are not the stored text) keeps its position without a span.
+    them, in order (each after the previous part's start and within reach of its end, so a
+    part that is not there costs a bounded scan, not the rest of the text); a part not found
+    verbatim (an extractor's blocks that are not the stored text) keeps its position without
+    a span.
     """
-    out, cursor = [], 0
+    out, cursor, last = [], 0, 0
     for p in parts:
         words = p.text.split()
-        m = re.compile(r"\s+".join(map(re.escape, words))).search(text, cursor) if words else None
+        reach = cursor + 2 * (last + len(p.text)) + 1024
+        pattern = re.compile(r"\s+".join(map(re.escape, words))) if words else None
+        m = pattern.search(text, cursor, reach) if pattern else None
         if m is None:
             out.append(p)
             continue
-        cursor = m.start() + 1
+        cursor, last = m.start() + 1, m.end() - m.start()
         out.append(PartText(p.kind, p.title, f"{p.position}, chars {m.start()}-{m.end()}", p.text))
     return out
 
