@@ -22,33 +22,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import _common as c
+
+sys.path.insert(0, str(c.REPO / "tests"))  # the tests' grey PNG maker (no pytest import)
+from support import grey_png  # noqa: E402
 
 GB = 1024**3
 MB = 1024**2
 
 
 def _png(path: Path, width: int, height: int) -> None:
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
-
-    pack = zlib.compressobj(1)
-    row = bytes(width + 1)
-    idat = b"".join(pack.compress(row) for _ in range(height)) + pack.flush()
-    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    path.write_bytes(
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
-    )
+    path.write_bytes(grey_png(width, height))
 
 
 def _words_page(path: Path, sentences: int) -> None:
