@@ -253,7 +253,9 @@ class DocumentScreen(WorkbenchScreen):
         text.update(body)
         content = self.query_one("#doc-content", VerticalScroll)
         line = wrapped_line(body.plain, first, content.size.width - 2) if first else 0
-        content.scroll_to(y=max(line - 2, 0), animate=False)
+        # after the refresh that lays out the new text: before it, the scroll would be clamped to
+        # the old text's height (and land short of the match on a slow frame)
+        content.call_after_refresh(content.scroll_to, y=max(line - 2, 0), animate=False)
 
     @on(VersionTimeline.Highlighted)
     def _version(self, event: VersionTimeline.Highlighted) -> None:
