@@ -87,6 +87,8 @@ class SearchFinished(Message):
     """What it found."""
     pane_id: str | None = None
     """The result tab to update, or None to open a new tab."""
+    seq: int = 0
+    """Which of the screen's new searches this is (a later one supersedes it)."""
 
 
 @dataclass

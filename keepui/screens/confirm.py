@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -13,6 +16,10 @@ from keepui.widgets.keys import focus_now
 
 class ConfirmModal(ModalScreen[bool]):
     """A yes/no question; `y` or the confirm button says yes, `n` or Escape says no.
+
+    Keys typed before the dialog had the focus are dropped: a burst meant for somewhere else
+    (`x` then `y` in a word typed into what the typist took for the search bar) never answers
+    a question nobody saw.
 
     Args:
         title: The heading (e.g. "Purge notes-1?").
@@ -31,6 +38,8 @@ class ConfirmModal(ModalScreen[bool]):
         self.confirm_title = title
         self.question = question
         self.confirm_label = confirm
+        self._armed_at: float | None = None
+        """When the dialog took the focus (monotonic, as key events are stamped)."""
 
     def compose(self) -> ComposeResult:
         """The question and two buttons."""
@@ -44,6 +53,14 @@ class ConfirmModal(ModalScreen[bool]):
     def on_mount(self) -> None:
         """Focus Cancel, so a stray Enter does nothing destructive."""
         focus_now(self.query_one("#confirm-no", Button))
+        self._armed_at = time.monotonic()
+
+    def on_key(self, event: events.Key) -> None:
+        """Drop a key that was typed before the dialog had the focus (it bubbles here from
+        the focused button before any binding acts on it)."""
+        if self._armed_at is None or event.time < self._armed_at:
+            event.stop()
+            event.prevent_default()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Answer by button."""

@@ -143,6 +143,7 @@ class FlowsScreen(WorkbenchScreen):
         try:
             overrides, budget = parse_params(editor.value, self._numeric)
         except UsageError as exc:
+            focus_now(editor)  # the dialog closes onto the field to fix, not onto the log
             self.app.post_message(EngineFailed(exc))
             return False
         self._stop_run()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, TabbedContent
+from textual.worker import get_current_worker
 
 from keepui.messages import (
     EngineFailed,
@@ -23,10 +26,11 @@ from keepui.widgets.footer import KeepuiFooter
 from keepui.widgets.format import tui_words
 from keepui.widgets.history_list import HistoryList
 from keepui.widgets.keys import focus_now, list_keys
+from keepui.widgets.query_input import QueryInput
 from keepui.widgets.queue_status import QueueStatus
 from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.search_bar import HISTORY_TOOLTIP, SearchBar
+from keepui.widgets.search_bar import HISTORY_TOOLTIP, SearchBar, format_search
 from keepui.widgets.status_bar import StatusBar
 from keepui_engine import FindQuery, Hit, SearchRecord, UsageError, Workbench
 
@@ -95,6 +99,10 @@ class MainScreen(ResultsScreen):
     def __init__(self, workbench: Workbench) -> None:
         super().__init__(workbench)
         self.history: list[SearchRecord] = []
+        self._search_seq = 0
+        """The newest new search's number: an older one's results are dropped."""
+        self._ran_seq = 0
+        self._turn = threading.Condition()
 
     def compose(self) -> ComposeResult:
         """Search bar on top; history, result tabs and details below; status and keys last."""
@@ -113,19 +121,50 @@ class MainScreen(ResultsScreen):
         """Focus the search bar and load the search history."""
         self.query_one("#history", HistoryList).border_title = "history"
         self.query_one("#detail", DetailPane).show_message(HINT)
-        focus_now(self._box())
+        box = self._box()
+        box.recall = self._recall
+        focus_now(box)
         self.load_history()
         self.watch(self.app, "queue", self._queue_moved, init=False)
 
     # -- workers --------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, q: FindQuery, pane_id: str | None = None) -> None:
-        """Find in a worker; new searches are then recorded in the history, refreshes are not."""
-        result = self.wb.find_query(q)
-        self.post_message(SearchFinished(q, result, pane_id))
+        """Search in a worker: a new search (a new tab) supersedes the one still running; a
+        refresh (of tab `pane_id`) runs beside it."""
         if pane_id is None:
-            # Written while the UI paints the results: the write is off the Enter-to-paint path.
-            self.post_message(SearchRecorded(self.wb.record_search(q, [h.id for h in result.hits])))
+            self._search_seq += 1
+            self._find(q, None, self._search_seq)
+        else:
+            self._refresh(q, pane_id)
+
+    @work(thread=True, group="search", exit_on_error=False)
+    def _find(self, q: FindQuery, pane_id: str | None, seq: int) -> None:
+        """Find in a worker, then record the search in the history. A search superseded
+        meanwhile (a newer one was started) opens no tab, but it ran: it is in the history
+        with its hits, one Enter away. (Not an exclusive worker: that would cancel a search
+        before it ran.)"""
+        try:
+            result = self.wb.find_query(q)
+            if seq == self._search_seq:
+                self.post_message(SearchFinished(q, result, pane_id, seq))
+            with self._turn:  # searches enter the history in the order they were asked
+                worker = get_current_worker()
+                while self._ran_seq < seq - 1 and not worker.is_cancelled:  # cancelled: quit
+                    self._turn.wait(0.2)
+            # Written while the UI paints the results: off the Enter-to-paint path.
+            ids = [h.id for h in result.hits]
+            self.post_message(SearchRecorded(self.wb.record_search(q, ids)))
+        finally:
+            with self._turn:
+                self._ran_seq = max(self._ran_seq, seq)
+                self._turn.notify_all()
+
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
+    def _refresh(self, q: FindQuery, pane_id: str) -> None:
+        """Run a tab's search again in a worker (not recorded in the history)."""
+        result = self.wb.find_query(q)
+        if not get_current_worker().is_cancelled:
+            self.post_message(SearchFinished(q, result, pane_id))
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def load_history(self) -> None:
@@ -149,8 +188,11 @@ class MainScreen(ResultsScreen):
         self.app.post_message(EngineFailed(event.error))
 
     async def on_search_finished(self, message: SearchFinished) -> None:
-        """Open a tab for a new search, or refresh the tab it came from."""
-        self.query_one("#status", StatusBar).activity = ""
+        """Open a tab for a new search, or refresh the tab it came from.
+
+        The focus stays where the user left it (typing goes on in the bar); only when it was
+        in another tab's hits does it follow to the new tab, the cursor on its first hit.
+        """
         tabs = self.query_one("#results", ResultTabs)
         if message.pane_id is not None:
             pane = tabs.pane(message.pane_id)
@@ -158,11 +200,16 @@ class MainScreen(ResultsScreen):
                 pane.show(message.result)
                 self.judged_after_search(pane)
             return
+        if message.seq != self._search_seq:
+            return  # superseded by a newer search
+        self.query_one("#status", StatusBar).activity = ""
+        in_hits = isinstance(self.focused, ResultPane)
         pane = await tabs.add_result(message.q, message.result)
         self.judged_after_search(pane)
         for note in message.result.notes:
             self.notify(tui_words(note), timeout=4, markup=False)
-        focus_now(pane)  # list mode, the cursor on the first hit
+        if in_hits:
+            focus_now(pane)
 
     def on_search_recorded(self, message: SearchRecorded) -> None:
         """Add the search to the history (after the next paint: the results come first)."""
@@ -184,7 +231,8 @@ class MainScreen(ResultsScreen):
         self.rerun(event.record)
 
     def rerun(self, record: SearchRecord) -> None:
-        """Run a past search again in a new tab (and show it in the bar to refine)."""
+        """Run a past search again in a new tab (and show it in the bar to refine, the
+        cursor at the end)."""
         self.query_one("#search-bar", SearchBar).set_query(record.q)
         self.run_search(record.q)
 
@@ -277,24 +325,36 @@ class MainScreen(ResultsScreen):
             return True
         in_bar = self.focused is not None and self.focused.id == "search-input"
         if action == "focus_search":
-            # in the bar `/` is a letter, except as its first one (a habit from list mode)
-            return not typing or (in_bar and self._bar_empty())
+            # in the bar the box decides, in the order keys were typed (QueryInput: `/` in an
+            # empty or selected box is the search key, else a letter)
+            return not typing
         if action == "to_results":
-            return in_bar and self.query_one("#results", ResultTabs).current is not None
+            # `↓` recalling newer queries stays in the box (which posts Leave at the newest)
+            return (
+                in_bar
+                and self.query_one("#results", ResultTabs).current is not None
+                and not self._box().browsing
+                # `↑` then `↓` typed fast: the box must see both, in order
+                and not {"up", "down"} & self._box().keys_on_the_way
+            )
         if action == "back":
             return in_bar
         if action == "cycle_focus":  # an open mode list keeps Tab for itself
             return not self.query_one("#search-mode", Select).expanded
         return super().allows(action, typing=typing)
 
-    def _box(self) -> Input:
-        return self.query_one("#search-input", Input)
+    def _box(self) -> QueryInput:
+        return self.query_one("#search-input", QueryInput)
 
-    def _bar_empty(self) -> bool:
-        """The bar holds nothing, and no typed letter is still on its way to it."""
-        box = self._box()
-        queue = getattr(box, "_message_queue", None)  # keys typed fast wait there
-        return not box.value and (queue is None or queue.empty())
+    def _recall(self) -> list[str]:
+        """Earlier queries for `↑` in the bar: newest first, each once."""
+        return list(dict.fromkeys(format_search(r.q) for r in self.history))
+
+    @on(QueryInput.Leave)
+    def _leave_bar(self, event: QueryInput.Leave) -> None:
+        event.stop()
+        if self.query_one("#results", ResultTabs).current is not None:
+            self.action_to_results()
 
     def action_focus_search(self) -> None:
         """Put the cursor in the search bar (input mode)."""

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, Select
 
+from keepui.widgets.query_input import QueryInput
 from keepui_engine import FindQuery, UsageError
 
 MODES = ("hybrid", "dense", "bm25")
@@ -193,8 +194,8 @@ class SearchBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         """The input and the mode selector (`default` = keepui.toml's mode)."""
-        # `/` comes back to refine the query: keep it (Ctrl+U clears it), cursor at the end
-        yield Input(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
+        # a query run is selected (typing starts the next one, End refines it); `/` keeps that
+        yield QueryInput(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
         options = [("default mode", "default")] + [(m, m) for m in MODES]
         yield Select(options, value="default", allow_blank=False, id="search-mode")
         yield Label(HISTORY_MARK, id="search-history")
@@ -235,7 +236,8 @@ class SearchBar(Horizontal):
 
     def set_query(self, q: FindQuery) -> None:
         """Show a past search in the bar (its mode and `history:on` inline, so the selector
-        goes to default and the toggle off: Enter runs that search again)."""
-        self.query_one("#search-input", Input).value = format_search(q)
+        goes to default and the toggle off: Enter runs that search again), the cursor at the
+        end for editing."""
+        self.query_one("#search-input", QueryInput).put(format_search(q))
         self.query_one("#search-mode", Select).value = "default"
         self.history = False

@@ -57,7 +57,7 @@ async def test_enter_submits_the_tags_form(app: KeepuiApp, seeded: Workbench) ->
         await settle(app, pilot)
         await pilot.press(*"rivers", "enter")
         await settle(app, pilot)
-        await pilot.press("t")
+        await pilot.press("down", "t")  # into the hits, then tags
         await settle(app, pilot)
         assert isinstance(app.screen, TagsModal)
         assert "Enter saves" in screen_text(app)

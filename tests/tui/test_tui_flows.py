@@ -219,6 +219,10 @@ async def test_a_bad_threshold_shows_the_error_dialog(
         assert dialog.error_title == "Invalid flow params" and wanted in dialog.message
         await pilot.press("escape")
         assert app.screen is screen and screen.run_id == 1 and screen.status == "done"
+        editor = screen.query_one("#flow-params", Input)
+        assert app.focused is editor  # back on the field that caused it: letters type there
+        await pilot.press("end", "x")
+        assert editor.value == text + "x" and screen.run_id == 1
 
 
 async def test_enter_on_a_result_opens_the_document(app: KeepuiApp) -> None:

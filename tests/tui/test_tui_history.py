@@ -97,7 +97,7 @@ async def test_inline_token_and_tags_that_differ(seeded: Workbench) -> None:
         await pilot.press(*"zanzibar tag:status=draft", "enter")
         await settle(app, pilot)
         assert "plan" not in current(app).ids  # the draft is no longer current
-        await pilot.press("slash", *" history:on", "enter")
+        await pilot.press("end", *" history:on", "enter")  # End refines the query run
         await settle(app, pilot)
         pane = current(app)
         assert pane.q.history and not app.screen.query_one(SearchBar).history
@@ -116,7 +116,7 @@ async def test_rerun_from_history_keeps_the_flag(history_app: KeepuiApp) -> None
         await settle(app, pilot)
         assert current(app).q.history
         history = app.screen.query_one(HistoryList)
-        await pilot.press("tab", "tab")  # hits → detail → history
+        await pilot.press("tab", "tab", "tab")  # bar → hits → detail → history
         assert app.focused is history and history.records[0].q.history
         await pilot.press("enter")
         await settle(app, pilot)

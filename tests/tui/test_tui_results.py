@@ -151,6 +151,7 @@ async def test_enter_opens_the_hit_at_what_matched(seeded: Workbench) -> None:
         await settle(app, pilot)
         await pilot.press("ctrl+y", *"dry moraine", "enter")  # only the older version says it
         await settle(app, pilot)
+        await pilot.press("down")  # into the hits
         pane = app.screen.query_one(ResultTabs).current
         assert pane is not None and pane.current_hit is not None
         hit = pane.current_hit

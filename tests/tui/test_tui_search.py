@@ -34,6 +34,8 @@ async def test_search_opens_a_tab_and_records_history(app: KeepuiApp, seeded: Wo
         assert [str(c.label) for c in pane.columns.values()] == pane.rows_layout.keys
         assert pane.rows_layout.keys == ["#", "title · id", "score", "sim", "bm25", "decay", "age"]
         assert app.screen.query_one(HistoryList).option_count == 1
+        assert app.focused is app.screen.query_one("#search-input")  # results never take it
+        await pilot.press("down")
         assert app.focused is pane
         record = seeded.searches()[0]
         assert record.q.query == "storage" and record.ids == pane.ids
@@ -81,7 +83,8 @@ async def test_history_persists_and_reruns(seeded: Workbench) -> None:
         assert pane is not None and pane.q == FindQuery("rivers", ["topic=geo"])
         assert pane.ids == ["rivers"]
         assert app.screen.query_one("#search-input", Input).value == "rivers tag:topic=geo n:10"
-        assert history.option_count == 2
+        assert history.option_count == 1  # the same search again: one entry, run twice
+        assert history.counts == [2] and "2 runs" in str(history.get_option_at_index(0).prompt)
     assert [r.q.query for r in seeded.searches()] == ["rivers", "rivers"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -70,11 +71,15 @@ async def settle(app: App[Any], pilot: Pilot[Any], rounds: int = 2) -> None:
     A worker's message often starts another worker (a search opens a tab, whose highlighted
     hit loads its text), so wait until `rounds` passes in a row find no worker left.
     """
+    from textual.worker import WorkerCancelled
+
     quiet = 0
     for _ in range(50):
         finite = _finite(app)
         if finite:  # an empty list would mean every worker
-            await app.workers.wait_for_complete(finite)
+            # a worker superseded by a newer one of its group (cancelled) is finished too
+            with contextlib.suppress(WorkerCancelled):
+                await app.workers.wait_for_complete(finite)
         await pilot.pause()
         if all(worker.is_finished for worker in _finite(app)):
             quiet += 1
@@ -125,14 +130,19 @@ async def submit(app: App[Any], pilot: Pilot[Any], text: str) -> None:
     await settle(app, pilot)
 
 
-async def search(app: App[Any], pilot: Pilot[Any], text: str) -> None:
-    """Run a search from the bar; fail if it ends in an error dialog."""
+async def search(app: App[Any], pilot: Pilot[Any], text: str, *, into_hits: bool = True) -> None:
+    """Run a search from the bar; fail if it ends in an error dialog. Then, as a user does to
+    act on a hit, press Down into the hits (the focus stays in the bar until then);
+    `into_hits=False` stays in the bar."""
     from keepui.screens.error import ErrorModal
 
     await submit(app, pilot, text)
     screen = app.screen
     if isinstance(screen, ErrorModal):
         raise AssertionError(f"search {text!r} failed: {screen.error_title}: {screen.message}")
+    if into_hits:
+        await pilot.press("down")
+        await settle(app, pilot)
 
 
 async def burst(app: App[Any], pilot: Pilot[Any], *keys: str) -> None:
