@@ -93,3 +93,34 @@ def configured_theme(store: Path) -> str | None:
     tui = data.get("tui")
     name = tui.get("theme") if isinstance(tui, dict) else None
     return name if isinstance(name, str) and name else None
+
+
+def save_theme(store: Path, name: str) -> None:
+    """Remember a theme chosen in the workbench: `[tui] theme` in the store's keepui.toml,
+    edited in place (its other lines and comments stay as they are)."""
+    path = store / "keepui.toml"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return
+    setting = f'theme = "{name}"'
+    section = None
+    tui_at = None
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section = stripped.strip("[]").strip()
+            if section == "tui":
+                tui_at = i
+        elif section == "tui" and stripped.split("=", 1)[0].strip() == "theme":
+            lines[i] = setting
+            break
+    else:
+        if tui_at is None:
+            lines += ["", "[tui]", setting]
+        else:
+            lines.insert(tui_at + 1, setting)
+    try:
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError:
+        return

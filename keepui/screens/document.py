@@ -25,7 +25,7 @@ from keepui.widgets.format import (
     short_time,
     tag_pairs,
 )
-from keepui.widgets.hit_row import middle_ellipsis, readable_title
+from keepui.widgets.hit_row import readable_title, short_id
 from keepui.widgets.keys import OPTION_KEYS, focus_now, list_keys
 from keepui.widgets.parts_tree import PartsTree
 from keepui.widgets.queue_status import QueueStatus
@@ -74,7 +74,7 @@ def similar_label(hit: Hit) -> Content:
     """`0.719  Rivers of Europe  file:///…/rivers.md`: score, title, the id dimmed."""
     title = readable_title(hit)
     shown = "" if title == hit.id else f"{one_line(title, 24)}  "
-    return Content.assemble(f"{num(hit.score)}  {shown}", (middle_ellipsis(hit.id, 14), "dim"))
+    return Content.assemble(f"{num(hit.score)}  {shown}", (short_id(hit.id, 14), "dim"))
 
 
 def wrapped_line(text: str, offset: int, width: int) -> int:
@@ -259,8 +259,13 @@ class DocumentScreen(WorkbenchScreen):
 
     @on(VersionTimeline.Highlighted)
     def _version(self, event: VersionTimeline.Highlighted) -> None:
-        if self.shown is not None and event.version.version != self.shown.version:
+        if self.shown is None:
+            return
+        if event.version.version != self.shown.version:
             self.load_version(event.version.offset)
+        elif event.again:  # `g`/`G` on the version shown: its whole text, not a part
+            self.query_one("#parts", PartsTree).unselect()
+            self._show_text(self.shown)
 
     @on(VersionTimeline.Picked)
     def _picked(self, event: VersionTimeline.Picked) -> None:

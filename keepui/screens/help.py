@@ -22,8 +22,11 @@ purge dead letters.
 ## Search (main screen)
 | key | action |
 |---|---|
-| `/` | the search bar (INPUT); `Enter` runs the search in a new tab, the cursor on its first hit |
-| `↓` / `Tab` in the bar | into the hits (LIST); `Escape` leaves the bar too |
+| `/` | the search bar (INPUT); `Enter` runs the search in a new tab, its cursor on the first hit |
+| after `Enter` | the focus stays in the bar, the query selected: type the next one, `End` refines |
+| `↑` / `↓` in the bar | earlier / later queries, to edit (the cursor at the end) |
+| `↓` / `Tab` in the bar | into the hits (LIST; `↓` once back at what you were typing) |
+| `Escape` in the bar | leave it for the hits |
 | `Ctrl+Y` | history on / off: the next searches also search older versions (`+history`) |
 | `Tab` / `Shift+Tab` | next / previous pane: bar, hits, detail, history, mode |
 | `Enter` on a hit | open the document at what matched: its version, its part, the words marked |
@@ -90,8 +93,26 @@ cancels.
 """
 
 
+SECTIONS = {
+    "MainScreen": "Search (main screen)",
+    "DocumentScreen": "Document",
+    "FlowsScreen": "Flow",
+    "DiffScreen": "Diff",
+}
+"""The section help opens at, by the screen it was called from (a dialog: Dialogs)."""
+
+
+def section_for(screen: object) -> str | None:
+    """The heading to open the help at when called from `screen` (None: the top)."""
+    name = type(screen).__name__
+    if name in SECTIONS:
+        return SECTIONS[name]
+    return "Dialogs" if isinstance(screen, ModalScreen) else None
+
+
 class HelpScreen(ModalScreen[None]):
-    """The key reference; Escape, F1 or q closes it."""
+    """The key reference, opened at the section of the screen it was called from; Escape, F1
+    or q closes it."""
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
@@ -99,10 +120,29 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "close", "Close", show=False),
     ]
 
+    def __init__(self, section: str | None = None) -> None:
+        super().__init__()
+        self.section = section
+        """The heading to open at; None: the screen below's (see `section_for`)."""
+
     def compose(self) -> ComposeResult:
         """The help text, scrollable."""
         with VerticalScroll(id="help-box", classes="modal-box"):
             yield Markdown(HELP)
+
+    def on_mount(self) -> None:
+        """Pick the section of the screen below, unless one was given."""
+        if self.section is None and len(self.app.screen_stack) > 1:
+            self.section = section_for(self.app.screen_stack[-2])
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        """The text is laid out: scroll to the section's heading."""
+        for _, title, block_id in event.table_of_contents:
+            if block_id and title == self.section:
+                heading = self.query_one(f"#{block_id}")
+                box = self.query_one("#help-box", VerticalScroll)
+                self.call_after_refresh(box.scroll_to_widget, heading, top=True, animate=False)
+                return
 
     def action_close(self) -> None:
         """Close."""

@@ -126,6 +126,7 @@ class MainScreen(ResultsScreen):
         focus_now(box)
         self.load_history()
         self.watch(self.app, "queue", self._queue_moved, init=False)
+        self.watch(self.app, "theme", self._theme_chosen, init=False)
 
     # -- workers --------------------------------------------------------------------------------
     def run_search(self, q: FindQuery, pane_id: str | None = None) -> None:
@@ -206,10 +207,21 @@ class MainScreen(ResultsScreen):
         in_hits = isinstance(self.focused, ResultPane)
         pane = await tabs.add_result(message.q, message.result)
         self.judged_after_search(pane)
-        for note in message.result.notes:
-            self.notify(tui_words(note), timeout=4, markup=False)
+        self._show_notes(pane)
         if in_hits:
             focus_now(pane)
+
+    def _theme_chosen(self, name: str) -> None:
+        """A theme picked in the workbench is the next session's too."""
+        from keepui.theming import save_theme
+
+        save_theme(self.wb.settings.store, name)
+
+    def _show_notes(self, pane: ResultPane | None) -> None:
+        """What the active tab's search said (hits hidden, a filter matching nothing) goes in
+        the status line, where it covers nothing."""
+        notes = pane.result.notes if pane is not None else []
+        self.query_one("#status", StatusBar).notice = " · ".join(tui_words(n) for n in notes)
 
     def on_search_recorded(self, message: SearchRecorded) -> None:
         """Add the search to the history (after the next paint: the results come first)."""
@@ -242,8 +254,10 @@ class MainScreen(ResultsScreen):
         if event.pane is not tabs.current:
             return
         detail = self.query_one("#detail", DetailPane)
+        self._show_notes(event.pane)
         if event.hit is None:
-            detail.show_message(f"No hits for {event.pane.q.query!r}.")
+            why = "".join(f"\n{tui_words(n)}" for n in event.pane.result.notes)
+            detail.show_message(f"No hits for {event.pane.q.query!r}.{why}")
             return
         detail.show_hit(event.hit, event.pane.q.query)
         self.load_preview(event.hit)
@@ -410,6 +424,7 @@ class MainScreen(ResultsScreen):
     def tabs_closed(self) -> None:
         """The last tab was closed: the hint again."""
         self.query_one("#detail", DetailPane).show_message(HINT)
+        self._show_notes(None)
 
     def action_run_flow(self, step: bool = False) -> None:
         """Open the flow screen: query-resolve on the current query, running (or stepping)."""

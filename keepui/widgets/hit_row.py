@@ -91,6 +91,18 @@ def readable_title(hit: Hit) -> str:
     return hit.id
 
 
+def short_id(doc_id: str, width: int) -> str:
+    """An id within `width`: cut at the end (`auth-desi…`: an id is read, and typed, from its
+    start), except a URI, whose end names the file (`file:///home/u…/notes/rivers.md`)."""
+    if len(doc_id) <= width:
+        return doc_id
+    if "://" in doc_id:
+        return middle_ellipsis(doc_id, width)
+    if width <= 1:
+        return "…"[:width]
+    return doc_id[: width - 1] + "…"
+
+
 def middle_ellipsis(text: str, width: int) -> str:
     """`file:///home/u…/notes/rivers.md`: the start and (more of) the end, within `width`."""
     if len(text) <= width:
@@ -119,13 +131,13 @@ def _around(text: str, at: int, width: int) -> str:
 
 
 def short_ids(widths: dict[str, int]) -> dict[str, str]:
-    """Each id within its width (`{id: cells}`), middle-ellipsised, and no two shown alike.
+    """Each id within its width (`{id: cells}`), as `short_id` cuts it, and no two shown alike.
 
     When two long ids would look the same (the same start and end: two files of one name in
     different folders), each shows the stretch where it first differs from the other; the
     rare ids still alike then show their whole end, or their whole start, or a number.
     """
-    shown = {i: middle_ellipsis(i, w) for i, w in widths.items()}
+    shown = {i: short_id(i, w) for i, w in widths.items()}
     for same in _alike(shown):
         for doc_id in same:
             at = max(_first_difference(doc_id, other) for other in same if other != doc_id)

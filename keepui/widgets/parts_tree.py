@@ -61,6 +61,11 @@ class PartsTree(Tree[Part]):
         if chosen is not None:
             self.call_after_refresh(self._select, chosen)
 
+    def unselect(self) -> None:
+        """No part under the cursor (the version is shown whole), without reporting one."""
+        with self.prevent(Tree.NodeHighlighted):
+            self.cursor_line = -1
+
     def _select(self, node: TreeNode[Part]) -> None:
         self.move_cursor(node)
         self.scroll_to_node(node, animate=False)

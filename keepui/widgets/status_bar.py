@@ -17,6 +17,8 @@ class StatusBar(Static):
     """`12 items · 30 versions`."""
     activity = reactive("")
     """What is running now (`searching…`), or empty."""
+    notice = reactive("")
+    """What the active tab's search says about its hits (`3 hit(s) … are hidden`), or empty."""
 
     def on_mount(self) -> None:
         """Follow the app's model state and store counts."""
@@ -32,6 +34,6 @@ class StatusBar(Static):
             self.counts = f"{items} items · {versions} versions"
 
     def render(self) -> str:
-        """`model ready │ 12 items · 30 versions │ searching…`."""
-        parts = [MODEL_TEXT.get(self.model, self.model), self.counts, self.activity]
+        """`model ready │ 12 items · 30 versions │ searching… │ 2 hits hidden …`."""
+        parts = [MODEL_TEXT.get(self.model, self.model), self.counts, self.activity, self.notice]
         return " │ ".join(p for p in parts if p)

@@ -42,6 +42,8 @@ class VersionTimeline(DataTable[Text]):
 
         version: VersionInfo
         """The version under the cursor."""
+        again: bool = False
+        """`g`/`G` on the row already under the cursor: show that version (not a part)."""
 
     @dataclass
     class Unpaired(Message):
@@ -121,6 +123,22 @@ class VersionTimeline(DataTable[Text]):
             return
         left, right = sorted((other, cur), key=lambda v: v.version)
         self.post_message(self.Picked(left, right))
+
+    def action_scroll_top(self) -> None:
+        """`g`: the newest version (shown whole, even when it is already under the cursor)."""
+        self._go(0)
+
+    def action_scroll_bottom(self) -> None:
+        """`G`: the oldest version (shown whole, even when it is already under the cursor)."""
+        self._go(self.row_count - 1)
+
+    def _go(self, row: int) -> None:
+        if row < 0:
+            return
+        if self.cursor_row == row and self.current is not None:
+            self.post_message(self.Highlighted(self.current, again=True))
+        else:
+            self.move_cursor(row=row)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Report the version under the cursor."""

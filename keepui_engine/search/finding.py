@@ -73,11 +73,7 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     if rebuilding and rebuilding[0]:
         notes.append("the index is being rebuilt (keepui reindex): results may be incomplete")
     if allowed is not None and len(allowed) == 0:
-        notes.append(
-            "no current version matches the tag/time filters (--history also tests older ones)"
-            if current
-            else "no stored version matches the tag/time filters"
-        )
+        notes.append(_nothing_passes(con, filters, (q.since, t0), (q.until, t1), current))
     fetch = max(limit * 3, 30)
     method, considered = "exact", 0
     dense = qvec = None
@@ -331,3 +327,39 @@ def _vectors(engine: Operations, hits: list[Hit], rows: dict[int, queries.KeyRow
     key_of = {(r.doc_id, r.head_version - r.version, r.part): k for k, r in rows.items()}
     keys = [key_of.get((h.id, h.version, h.part_index), -1) for h in hits]
     return engine.store.index.vectors_for(np.asarray(keys, np.int64))
+
+
+def _nothing_passes(
+    con: Any,
+    filters: dict[str, list[str] | None],
+    since: tuple[str | None, datetime | None],
+    until: tuple[str | None, datetime | None],
+    current: bool,
+) -> str:
+    """Why no version passes the filters: the ones that match nothing on their own, else that
+    each matches something but not together."""
+    which = "current version" if current else "stored version"
+    tried: list[tuple[str, dict[str, list[str] | None], datetime | None, datetime | None]] = []
+    for key, values in filters.items():
+        if values is None:
+            shown = f"tag {key}"
+        else:
+            shown = " ".join(f"tag {key}={v}" for v in values) if values else f"tag {key}="
+        tried.append((shown, {key: values}, None, None))
+    if since[1] is not None or until[1] is not None:
+        window = " ".join(
+            f"--{name} {raw}" for name, (raw, t) in (("since", since), ("until", until)) if t
+        )
+        tried.append((window, {}, since[1], until[1]))
+    empty = [
+        shown
+        for shown, tags, t0, t1 in tried
+        if len(queries.filter_keys(con, tags, t0, t1, current=current)) == 0
+    ]
+    later = " (--history also tests older ones)" if current else ""
+    if empty:
+        return f"no {which} matches {', '.join(empty)}{later}"
+    return (
+        f"no {which} matches all the filters together, though each matches some on its own: "
+        f"{', '.join(shown for shown, *_ in tried)}{later}"
+    )

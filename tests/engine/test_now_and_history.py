@@ -156,3 +156,22 @@ def test_find_deep_neighbours_are_current_documents(both: Workbench) -> None:
     assert found.hits[0].id == "a"
     assert all(r["id"] != "now" for r in related)
     assert all("alpha" not in r["summary"] for r in related if r["id"] == "b")
+
+
+def test_a_filter_that_removes_everything_says_which_one(both: Workbench) -> None:
+    _aoa(both)
+    alone = both.find_query(FindQuery("broker", ["status=draft", "team=infra"]))
+    assert alone.hits == []
+    (note,) = [n for n in alone.notes if n.startswith("no current version")]
+    assert "tag status=draft" in note and "team=infra" not in note and "--history" in note
+    together = both.find_query(FindQuery("broker", ["status=reviewed"], since="2099-01-01"))
+    (note,) = [n for n in together.notes if n.startswith("no current version")]
+    assert note.endswith("matches --since 2099-01-01 (--history also tests older ones)")
+    both.put("Dinner is soup.", id="dinner", tags=["kind=meal"])
+    apart = both.find_query(FindQuery("soup", ["status=reviewed", "kind=meal"]))
+    (note,) = [n for n in apart.notes if n.startswith("no current version")]
+    assert "matches all the filters together, though each matches some on its own" in note
+    assert "tag status=reviewed, tag kind=meal" in note
+    crossed = both.find_query(FindQuery("pizza", ["status=reviewed"], until="2000-01-01"))
+    (note,) = [n for n in crossed.notes if n.startswith("no current version")]
+    assert "--until 2000-01-01" in note and "status=reviewed" not in note
