@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 from textual import on, work
@@ -32,7 +33,29 @@ from keepui.widgets.result_pane import ResultPane
 from keepui.widgets.result_tabs import ResultTabs
 from keepui.widgets.search_bar import HISTORY_TOOLTIP, SearchBar, format_search
 from keepui.widgets.status_bar import StatusBar
-from keepui_engine import FindQuery, Hit, SearchRecord, UsageError, Workbench
+from keepui_engine import FindQuery, FindResult, Hit, SearchRecord, UsageError, Workbench
+
+HIDDEN = {"no_evidence": "no evidence", "threshold": "below min:{min}", "dedup": "near-duplicates"}
+"""How the status line names each step that hid hits (`FindResult.hidden`)."""
+
+
+_MIN = re.compile(r"--min-score ([0-9.]+)")
+
+
+def status_notes(result: FindResult) -> str:
+    """A search's notes for the status line, short: `3 hits hidden (2 no evidence, 1 below
+    min:0.5)`, then the other notes (a filter matching nothing, as of …) in the bar's words."""
+    hidden = {k: n for k, n in result.hidden.items() if n}
+    parts = []
+    if hidden:
+        total = sum(hidden.values())
+        said = next((m for n in result.notes if (m := _MIN.search(n))), None)
+        low = said.group(1) if said else "?"
+        why = ", ".join(f"{n} {HIDDEN.get(k, k).format(min=low)}" for k, n in hidden.items())
+        parts.append(f"{total} hit{'s' if total > 1 else ''} hidden ({why})")
+    rest = [n for n in result.notes if not ("are hidden" in n or "folded into" in n)]
+    return " · ".join(parts + [tui_words(n) for n in rest])
+
 
 HINT = "Type a query and press Enter. F1 lists the keys; Ctrl+P reaches every action."
 
@@ -220,8 +243,7 @@ class MainScreen(ResultsScreen):
     def _show_notes(self, pane: ResultPane | None) -> None:
         """What the active tab's search said (hits hidden, a filter matching nothing) goes in
         the status line, where it covers nothing."""
-        notes = pane.result.notes if pane is not None else []
-        self.query_one("#status", StatusBar).notice = " · ".join(tui_words(n) for n in notes)
+        self.query_one("#status", StatusBar).notice = status_notes(pane.result) if pane else ""
 
     def on_search_recorded(self, message: SearchRecorded) -> None:
         """Add the search to the history (after the next paint: the results come first)."""

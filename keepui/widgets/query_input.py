@@ -125,10 +125,25 @@ class QueryInput(Input):
                 elif event.key == "down":
                     self.action_newer()
                 return
+            if not event.is_printable and await self._own_binding(event):
+                return
             await super()._on_key(event)
         finally:
             if event.key in self._on_the_way:
                 self._on_the_way.remove(event.key)
+
+    async def _own_binding(self, event: events.Key) -> bool:
+        """Run the box's own key (End, Home, ←, Backspace …) now, in the order typed: as a
+        binding it would act once the key had bubbled to the app, after the letters typed
+        behind it (`/`, End, ` more` sent at once would type ` more` over the selection)."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if binding.priority:
+                continue
+            event.stop()
+            event.prevent_default()
+            await self.run_action(binding.action)
+            return True
+        return False
 
     # -- constant cost per keystroke ------------------------------------------------------------
     def _plain(self) -> bool:

@@ -20,6 +20,7 @@ from keepui.screens.flows import FlowsScreen
 from keepui.screens.too_small import TooSmall
 from keepui.widgets.detail_pane import DetailPane
 from keepui.widgets.result_tabs import ResultTabs
+from keepui.widgets.status_bar import StatusBar
 from keepui.widgets.version_timeline import VersionTimeline
 from keepui_engine import FindQuery, Workbench
 
@@ -135,8 +136,8 @@ async def test_messages_use_the_search_bar_words(app: KeepuiApp) -> None:
         assert "--since" not in screen_text(app)
         await pilot.press("escape")
         await search(app, pilot, "storage min:0.99")
-        notes = [n.message for n in app._notifications]
-        assert any("below min:0.99" in n for n in notes) and not any("--" in n for n in notes)
+        status = str(app.screen.query_one(StatusBar).render())  # where search notes go
+        assert "below min:0.99" in status and "--" not in status
 
 
 async def test_enter_opens_the_hit_at_what_matched(seeded: Workbench) -> None:

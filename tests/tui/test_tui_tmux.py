@@ -89,14 +89,42 @@ def test_keys_only_into_the_results_and_open_a_hit(tmp_path: Path, tmux: Tmux) -
     tmux.wait_for(lambda s: "model ready" in s and "INPUT" in s, "the first paint, input mode")
     # typed as one burst, as a fast typist or a paste would: the query, then into the results
     tmux.run("send-keys", "-t", "smoke", "storage", "Enter")
-    screen = tmux.wait_for(lambda s: "LIST" in s and "title · id" in s, "results, list mode")
+    screen = tmux.wait_for(lambda s: "title · id" in s, "the results")
+    assert screen.splitlines()[-1].split()[0] == "INPUT"  # the results did not take the focus
     row = next(line for line in screen.splitlines() if line.startswith("│   2  "))
     second = "backups" if "backups" in row else "storage-decision"
-    tmux.run("send-keys", "-t", "smoke", "/", " backups", "Down", "Down", "Enter")
+    tmux.run("send-keys", "-t", "smoke", "Down", "Down", "Enter")
     screen = tmux.wait_for(lambda s: "versions" in s and "text · v1" in s, "the document")
     assert screen.splitlines()[0].split()[0] == second  # the second hit, opened by keys
     tmux.run("send-keys", "-t", "smoke", "Escape")
     screen = tmux.wait_for(lambda s: "title · id" in s, "back in the results")
-    assert "storage backups" in screen  # `/` typed nothing; the words after it went to the bar
+    tmux.run("send-keys", "-t", "smoke", "/", "End", " backups")
+    screen = tmux.wait_for(lambda s: "storage backups" in s, "the refined query in the bar")
     tmux.run("send-keys", "-t", "smoke", "C-q")
     tmux.wait_for(lambda _: "smoke" not in tmux.run("list-sessions"), "the app to quit", 15)
+
+
+def test_three_queries_typed_back_to_back_all_run(tmp_path: Path, tmux: Tmux) -> None:
+    store = make_fake_store(tmp_path / "store")
+    with open_workbench(store, own=True) as wb:
+        for word in ("alpha", "beta", "gamma", "exit", "queue", "edit"):
+            wb.put(f"A note about {word} and nothing else.", id=f"{word}-note")
+    command = f"{KEEPUI} --store {store}"
+    tmux.run("new-session", "-d", "-s", "smoke", "-x", "160", "-y", "45", command)
+    tmux.wait_for(lambda s: "model ready" in s and "INPUT" in s, "the first paint, input mode")
+    # no wait between them; the letters include keys that act in list mode (e, b, p, x, q)
+    keys = ["alpha beta", "Enter", "/", "expected queue", "Enter", "gamma", "Enter"]
+    tmux.run("send-keys", "-t", "smoke", *keys)
+    screen = tmux.wait_for(lambda s: "gamma-note" in s, "the last search's results")
+    lines = [line for line in screen.splitlines() if line.strip()]
+    assert lines[-1].split()[0] == "INPUT"  # still typing in the bar: nothing else opened
+    assert "gamma" in lines[1] and "alpha" not in lines[1]  # the bar holds the last query
+    assert "default mode" in lines[1] and "text · v" not in screen  # the search screen
+    tmux.run("send-keys", "-t", "smoke", "C-q")
+    tmux.wait_for(lambda _: "smoke" not in tmux.run("list-sessions"), "the app to quit", 15)
+    with open_workbench(store, own=True) as wb:  # every search ran, in the order typed
+        assert [r.q.query for r in reversed(wb.searches())] == [
+            "alpha beta",
+            "expected queue",
+            "gamma",
+        ]
