@@ -55,11 +55,100 @@ def _add(spans: list[list[int]], start: int, end: int) -> None:
         spans.append([start, end])
 
 
+PAIR_RATIO = 0.5
+"""Two lines of a replaced block share a `change` row (with word marks) when at least this share
+of their words and signs match (difflib's ratio); lines matching none stand alone."""
+PAIR_CELLS = 1024
+"""Most line pairs a replaced block compares (32 x 32); a larger block pairs its lines by
+position, each pair still only when similar enough."""
+PAIR_WORK = 500_000
+"""Most word pairs the comparisons of one block may cost (its old lines' words times its new
+lines' words: difflib's ratio is quadratic in the words of long lines); a block beyond it
+pairs by position too."""
+SHORT_LINE = 3
+"""Lines of at most this many words and signs also compare by characters (`v1` and `v2`, or
+`apple` and `apples`, share no word but are one line edited)."""
+
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def pair_lines(left: list[str], right: list[str]) -> list[tuple[int, int]]:
+    """Which lines of a replaced block are one line edited, by similarity and in order.
+
+    The pairs are the order-keeping alignment with the largest total similarity, counting only
+    pairs at or above `PAIR_RATIO` (so an inserted paragraph does not take the place of the
+    heading edited below it); short lines compare by characters too (`SHORT_LINE`). Bounded: a
+    block past `PAIR_CELLS` comparisons or `PAIR_WORK` pairs line k with line k, when they are
+    similar enough.
+
+    Args:
+        left: The block's old lines.
+        right: The block's new lines.
+
+    Returns:
+        `(i, j)` index pairs into `left` and `right`, increasing in both.
+    """
+    n, m = len(left), len(right)
+    words_l = [_WORD.findall(line) for line in left]
+    words_r = [_WORD.findall(line) for line in right]
+    work = sum(map(len, words_l)) * sum(map(len, words_r))
+    positional = n * m > PAIR_CELLS or work > PAIR_WORK
+    if positional:
+        cells = [(k, k) for k in range(min(n, m))]
+    else:
+        cells = [(i, j) for j in range(m) for i in range(n)]
+    matcher: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
+    similar: dict[tuple[int, int], float] = {}
+    for i, j in cells:
+        matcher.set_seq2(words_r[j])  # the same line again is a no-op: difflib keeps its index
+        matcher.set_seq1(words_l[i])
+        ratio = _similar(matcher)
+        if ratio is None and max(len(words_l[i]), len(words_r[j])) <= SHORT_LINE:
+            ratio = _similar(SequenceMatcher(None, left[i], right[j], autojunk=False))
+        if ratio is not None:
+            similar[i, j] = ratio
+    return sorted(similar) if positional else _best_alignment(n, m, similar)
+
+
+def _similar(matcher: SequenceMatcher[str]) -> float | None:
+    """The matcher's ratio when at least `PAIR_RATIO` (its cheap upper bounds first), else None."""
+    if matcher.real_quick_ratio() < PAIR_RATIO or matcher.quick_ratio() < PAIR_RATIO:
+        return None
+    ratio = matcher.ratio()
+    return ratio if ratio >= PAIR_RATIO else None
+
+
+def _best_alignment(n: int, m: int, similar: dict[tuple[int, int], float]) -> list[tuple[int, int]]:
+    """The increasing pairs of largest total similarity (an LCS weighted by the ratios)."""
+    score = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        above, here = score[i - 1], score[i]
+        for j in range(1, m + 1):
+            best = max(above[j], here[j - 1])
+            ratio = similar.get((i - 1, j - 1))
+            if ratio is not None:
+                best = max(best, above[j - 1] + ratio)
+            here[j] = best
+    pairs: list[tuple[int, int]] = []
+    i, j = n, m
+    while i and j:
+        ratio = similar.get((i - 1, j - 1))
+        if ratio is not None and score[i][j] == score[i - 1][j - 1] + ratio:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif score[i][j] == score[i - 1][j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
 def diff_lines(left: list[str], right: list[str]) -> list[DiffRow]:
     """Align two lists of lines into side-by-side rows.
 
-    A replaced block pairs its lines in order (each pair a `change` row with word spans); the
-    lines left over on the longer side become `delete` or `insert` rows.
+    A replaced block pairs its lines by similarity (`pair_lines`): each pair is a `change` row
+    with word spans; a line left unpaired is a `delete` (old) or `insert` (new) row, in order,
+    the deletions before the insertions between two pairs.
 
     Args:
         left: Lines of the old text.
@@ -77,14 +166,15 @@ def diff_lines(left: list[str], right: list[str]) -> list[DiffRow]:
                 for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
             )
             continue
-        pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        for k in range(pairs):
-            ls, rs = word_spans(left[i1 + k], right[j1 + k])
-            rows.append(
-                DiffRow("change", i1 + k + 1, left[i1 + k], j1 + k + 1, right[j1 + k], ls, rs)
-            )
-        rows.extend(DiffRow("delete", i + 1, left[i], None, "") for i in range(i1 + pairs, i2))
-        rows.extend(DiffRow("insert", None, "", j + 1, right[j]) for j in range(j1 + pairs, j2))
+        pairs = pair_lines(left[i1:i2], right[j1:j2]) if tag == "replace" else []
+        i, j = i1, j1
+        for pi, pj in [*((i1 + a, j1 + b) for a, b in pairs), (i2, j2)]:
+            rows.extend(DiffRow("delete", k + 1, left[k], None, "") for k in range(i, pi))
+            rows.extend(DiffRow("insert", None, "", k + 1, right[k]) for k in range(j, pj))
+            if pi < i2:
+                ls, rs = word_spans(left[pi], right[pj])
+                rows.append(DiffRow("change", pi + 1, left[pi], pj + 1, right[pj], ls, rs))
+            i, j = pi + 1, pj + 1
     return rows
 
 

@@ -60,14 +60,19 @@ class DiffScreen(Screen[None]):
         focus_now(left)
         self._show_position()
 
-    def on_diff_view_scrolled(self, message: DiffView.Scrolled) -> None:
+    def on_diff_pane_scrolled(self, message: DiffPane.Scrolled) -> None:
         """Say which change is in view."""
+        self._show_position()
+
+    def on_diff_view_moved(self, message: DiffView.Moved) -> None:
+        """Say which change the cursor is on, and how lines are laid out."""
         self._show_position()
 
     def _show_position(self) -> None:
         view = self.query_one("#diff-view", DiffView)
         mode = "unified" if view.unified else "side by side"
-        text = f"{tags_summary(self.diff)}   ·   {view.position}   ·   {mode}"
+        wrap = "wrap on" if view.wrap else "wrap off"
+        text = f"{tags_summary(self.diff)}   ·   {view.position}   ·   {mode}, {wrap}"
         self.query_one("#diff-tags", Static).update(text)
         for pane in self.query(DiffPane):
             if pane.id == "diff-unified":

@@ -83,9 +83,13 @@ by facet value when the flow stopped ambiguous).
 | `Escape` | leave the editor; else cancel the run and go back |
 
 ## Diff
-`n` / `p` next / previous change (`change k of N` above the panes; the view scrolls sideways to
-the changed words) · `u` unified / side by side · `j`/`k` scroll (both sides together) ·
-`Escape` back.
+`n` / `p` next / previous change: every change in turn, its line numbers marked and
+`change k of N` above the panes (scrolled away from it, the count follows the view); the view
+scrolls sideways when the first changed word is past the edge · `w` wrap long lines or cut
+them at the edge (`wrap on` / `wrap off` above the panes) · `u` unified / side by side ·
+`j`/`k` scroll (both sides together) · `Escape` back. An edited line sits beside (or under)
+its old self, paired by likeness; a line like none on the other side is shown added or
+removed on its own.
 
 ## Dialogs
 `Enter` saves a one-line form · `Ctrl+S` saves the note form · `Tab` next field · `Escape`

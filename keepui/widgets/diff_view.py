@@ -1,205 +1,45 @@
-"""DiffView: DiffRows side by side (two panes scrolling together) or unified (one pane, `u`)."""
+"""DiffView: DiffRows side by side (two panes scrolling together) or unified (one pane, `u`),
+with a change cursor (`n`/`p`) and wrapping (`w`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import overload
+from bisect import bisect_right
 
-from rich.segment import Segment
-from rich.style import Style
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
-from keepui.widgets.keys import SCROLL_KEYS, focus_now
+from keepui.widgets.diff_lines import Line, SideLines, side_lines, unified_lines, wrap_starts
+from keepui.widgets.diff_pane import DiffPane
+from keepui.widgets.keys import focus_now
 from keepui_engine import DiffRow
 
-# Which line and word styles a row kind gets on each side.
-_LINE = {
-    ("left", "change"): "removed",
-    ("left", "delete"): "removed",
-    ("right", "change"): "added",
-    ("right", "insert"): "added",
-}
+__all__ = [
+    "CONTEXT",
+    "WORD_MARGIN",
+    "DiffPane",
+    "DiffView",
+    "Line",
+    "SideLines",
+    "side_lines",
+    "unified_lines",
+    "wrap_starts",
+]
+
 CONTEXT = 2
 """Rows shown above a change the view jumps to."""
 WORD_MARGIN = 8
 """Cells kept left of the first changed word when the view scrolls sideways to it."""
 
 
-@dataclass(frozen=True)
-class Line:
-    """One line of a diff pane: its number, text, changed-word spans and style (or a filler)."""
-
-    number: int | None
-    """The line number in its version (None: a filler row on this side)."""
-    text: str
-    """The text, tabs as one space each (so the spans' offsets hold)."""
-    spans: list[list[int]]
-    """Changed words, `[start, end)`."""
-    kind: str | None
-    """`added`, `removed` or None (unchanged)."""
-    sign: str = ""
-    """`+`, `−` or a space in the unified view; empty side by side."""
-
-
-class SideLines(Sequence[Line]):
-    """One side (`left` or `right`) of a side-by-side diff, one line per row, made as drawn
-    (a 5,000-row diff makes no 10,000 objects up front).
-
-    Args:
-        rows: The diff rows.
-        side: `left` (the older version) or `right`.
-    """
-
-    def __init__(self, rows: list[DiffRow], side: str) -> None:
-        self.rows = rows
-        self.left = side == "left"
-        self.side = side
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @overload
-    def __getitem__(self, index: int) -> Line: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Line]: ...
-
-    def __getitem__(self, index: int | slice) -> Line | Sequence[Line]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        row = self.rows[index]
-        number = row.left_no if self.left else row.right_no
-        text = (row.left if self.left else row.right).replace("\t", " ")
-        spans = (row.left_spans if self.left else row.right_spans) if row.kind == "change" else []
-        return Line(number, text, spans, _LINE.get((self.side, row.kind)))
-
-    def widest(self) -> tuple[int, int]:
-        """(largest line number, longest text) of this side."""
-        numbers = (r.left_no if self.left else r.right_no for r in self.rows)
-        texts = (r.left if self.left else r.right for r in self.rows)
-        return max((n or 0 for n in numbers), default=0), max(map(len, texts), default=0)
-
-
-def side_lines(rows: list[DiffRow], side: str) -> SideLines:
-    """The lines of one side (`left` or `right`) of a side-by-side diff, one per row."""
-    return SideLines(rows, side)
-
-
-def unified_lines(rows: list[DiffRow]) -> tuple[list[Line], list[int]]:
-    """The unified diff (an edited line is its old line then its new one), and where each row
-    starts in it."""
-    out: list[Line] = []
-    starts: list[int] = []
-    for row in rows:
-        starts.append(len(out))
-        left, right = row.left.replace("\t", " "), row.right.replace("\t", " ")
-        if row.kind == "equal":
-            out.append(Line(row.right_no, right, [], None, " "))
-            continue
-        if row.kind in ("change", "delete"):
-            out.append(Line(row.left_no, left, row.left_spans, "removed", "−"))
-        if row.kind in ("change", "insert"):
-            out.append(Line(row.right_no, right, row.right_spans, "added", "+"))
-    return out, starts
-
-
-class DiffPane(ScrollView, can_focus=True):
-    """A pane of diff lines: line numbers (and signs), text, changed words marked.
-
-    Args:
-        lines: What it shows (side by side, both panes get one line per row so rows line up).
-    """
-
-    COMPONENT_CLASSES = {
-        "diff-pane--gutter",
-        "diff-pane--added",
-        "diff-pane--removed",
-        "diff-pane--added-word",
-        "diff-pane--removed-word",
-        "diff-pane--filler",
-    }
-    BINDINGS = SCROLL_KEYS
-
-    def __init__(self, lines: Sequence[Line], *, id: str | None = None) -> None:  # noqa: A002
-        super().__init__(id=id)
-        self.lines = lines
-        self.partner: DiffPane | None = None
-        if isinstance(lines, SideLines):
-            widest_no, widest = lines.widest()
-            sign = 0
-        else:
-            widest_no = max((line.number or 0 for line in lines), default=0)
-            widest = max((len(line.text) for line in lines), default=0)
-            sign = 2 if any(line.sign for line in lines) else 0
-        self.gutter_width = len(str(widest_no)) + 1 + sign
-        self.virtual_size = Size(self.gutter_width + widest + 1, len(lines))
-
-    def render_line(self, y: int) -> Strip:
-        """Render one visible line: the gutter stays put, the text scrolls sideways."""
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
-        index = scroll_y + y
-        base = self.rich_style
-        if index >= len(self.lines):
-            return Strip.blank(width, base)
-        line = self.lines[index]
-        gutter_style = base + self.get_component_rich_style("diff-pane--gutter")
-        text_width = max(width - self.gutter_width, 0)
-        if line.number is None:
-            filler = base + self.get_component_rich_style("diff-pane--filler")
-            gutter = Strip([Segment(" " * self.gutter_width, gutter_style)])
-            return Strip.join([gutter, Strip.blank(text_width, filler)])
-        kind = line.kind
-        line_style = base + self.get_component_rich_style(f"diff-pane--{kind}") if kind else base
-        sign = f"{line.sign} " if line.sign else ""
-        number = f"{line.number:>{self.gutter_width - 1 - len(sign)}} {sign}"
-        gutter = Strip([Segment(number, gutter_style)])
-        text = Strip(self._segments(line, line_style)).crop_extend(
-            scroll_x, scroll_x + text_width, line_style
-        )
-        return Strip.join([gutter, text])
-
-    def _segments(self, line: Line, line_style: Style) -> list[Segment]:
-        if not line.spans or line.kind is None:
-            return [Segment(line.text, line_style)]
-        word = line_style + self.get_component_rich_style(f"diff-pane--{line.kind}-word")
-        out: list[Segment] = []
-        pos = 0
-        for start, end in line.spans:
-            if start > pos:
-                out.append(Segment(line.text[pos:start], line_style))
-            out.append(Segment(line.text[start:end], word))
-            pos = end
-        if pos < len(line.text):
-            out.append(Segment(line.text[pos:], line_style))
-        return out
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        """Scroll the partner pane to the same row; tell the view where it is."""
-        super().watch_scroll_y(old_value, new_value)
-        partner = self.partner
-        if partner is not None and round(partner.scroll_y) != round(new_value):
-            partner.scroll_to(y=new_value, animate=False)
-        self.post_message(DiffView.Scrolled())
-
-    def watch_scroll_x(self, old_value: float, new_value: float) -> None:
-        """Scroll the partner pane sideways too."""
-        super().watch_scroll_x(old_value, new_value)
-        partner = self.partner
-        if partner is not None and round(partner.scroll_x) != round(new_value):
-            partner.scroll_to(x=new_value, animate=False)
-
-
 class DiffView(Vertical):
-    """A diff, side by side (default) or unified (`u`); `n`/`p` jump between changes and
-    sideways to their first changed word; `position` says `change k of N`.
+    """A diff, side by side (default) or unified (`u`), cut at the edge or wrapped (`w`).
+
+    `n`/`p` move a cursor from change to change (every one, even those on the last screen,
+    which the view cannot bring to its top) and scroll to it, sideways too when its first
+    changed word is past the edge; `position` says `change k of N`. Scrolled away from the
+    cursor's change, the view counts from what is at its top instead.
 
     Args:
         rows: The diff rows.
@@ -208,23 +48,25 @@ class DiffView(Vertical):
     BINDINGS = [
         Binding("n", "next_change", "Next change"),
         Binding("p", "previous_change", "Prev change"),
-        Binding("u", "toggle_unified", "Unified / side by side"),
+        Binding("u", "toggle_unified", "Unified"),
+        Binding("w", "toggle_wrap", "Wrap"),
     ]
 
-    class Scrolled(Message):
-        """A pane scrolled (the change shown may be another)."""
-
-        def can_replace(self, message: Message) -> bool:
-            """A burst of scrolls needs one update."""
-            return isinstance(message, DiffView.Scrolled)
+    class Moved(Message):
+        """The cursor, the layout or the wrapping changed (what to say may be another)."""
 
     def __init__(self, rows: list[DiffRow], *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.rows = rows
-        self.changes = [i for i, r in enumerate(rows) if r.kind != "equal"]
-        self.blocks = [i for i in self.changes if i == 0 or rows[i - 1].kind == "equal"]
+        changes = [i for i, r in enumerate(rows) if r.kind != "equal"]
+        self.blocks = [i for i in changes if i == 0 or rows[i - 1].kind == "equal"]
+        """The first row of each change (a run of rows that differ)."""
         self.unified = False
+        self.wrap = False
+        self.current: int | None = None
+        """The change the cursor is on (an index into `blocks`), None before `n` or `p`."""
         self._starts: list[int] = []
+        self._moves = 0  # bumped by each move: a layout change's deferred scroll then stands down
 
     def compose(self) -> ComposeResult:
         """The left (older) and right (newer) panes, each the other's partner."""
@@ -232,6 +74,12 @@ class DiffView(Vertical):
             left = DiffPane(side_lines(self.rows, "left"), id="diff-left")
             right = DiffPane(side_lines(self.rows, "right"), id="diff-right")
             left.partner, right.partner = right, left
+            # one sideways extent, so that the pane that scrolls reaches the other's longer line
+            left.widest = right.widest = max(left.widest, right.widest)
+            for pane in (left, right):
+                pane.virtual_size = pane.virtual_size.with_width(
+                    pane.gutter_width + pane.widest + 1
+                )
             yield left
             yield right
 
@@ -241,65 +89,134 @@ class DiffView(Vertical):
         return self.query_one("#diff-unified" if self.unified else "#diff-left", DiffPane)
 
     def _line_of(self, row: int) -> int:
-        return self._starts[row] if self.unified else row
+        """The pane line where a row starts (`len(rows)`: the end)."""
+        if not self.unified:
+            return row
+        return self._starts[row] if row < len(self._starts) else len(self.pane.lines)
 
     def _row_at(self, line: int) -> int:
-        if not self.unified:
-            return line
-        return max((r for r, start in enumerate(self._starts) if start <= line), default=0)
+        return bisect_right(self._starts, line) - 1 if self.unified and self._starts else line
+
+    def _block_rows(self, k: int) -> range:
+        start = self.blocks[k]
+        end = next((i for i in range(start, len(self.rows)) if self.rows[i].kind == "equal"), None)
+        return range(start, len(self.rows) if end is None else end)
 
     @property
     def top(self) -> int:
         """The diff row at the top of the view."""
-        return self._row_at(round(self.pane.scroll_y))
+        pane = self.pane
+        return max(self._row_at(pane.line_at(round(pane.scroll_y))[0]), 0)
+
+    def _in_view(self, k: int) -> bool:
+        """Whether some line of change `k` is on screen."""
+        pane, rows = self.pane, self._block_rows(k)
+        first = pane.screen_line(self._line_of(rows.start))
+        end = pane.screen_line(self._line_of(rows.stop))
+        top = round(pane.scroll_y)
+        return first < top + pane.scrollable_content_region.height and end > top
+
+    @property
+    def index(self) -> int:
+        """The change the view is at: the cursor's while it is in view, else the last one that
+        starts at or above the view's top + context (-1: above the first)."""
+        if self.current is not None and self._in_view(self.current):
+            return self.current
+        return bisect_right(self.blocks, self.top + CONTEXT) - 1
 
     @property
     def position(self) -> str:
-        """`change 2 of 5` (the last change that starts at or above the view's top + context)."""
+        """`change 2 of 5` (before the first change: `change 1 of 5`)."""
         if not self.blocks:
             return "no changes"
-        here = self.top + CONTEXT
-        k = sum(1 for b in self.blocks if b <= here)
-        return f"change {max(k, 1)} of {len(self.blocks)}"
+        return f"change {max(self.index, 0) + 1} of {len(self.blocks)}"
+
+    def go_to_change(self, k: int) -> None:
+        """Put the cursor on change `k`, scroll to it and mark it."""
+        self._moves += 1
+        self.current = k
+        self.scroll_to_row(self.blocks[k])
+        self._mark()
+        self.post_message(self.Moved())
+
+    def _mark(self) -> None:
+        rows = self._block_rows(self.current) if self.current is not None else range(0)
+        for pane in self.query(DiffPane):
+            unified = pane.id == "diff-unified"
+            if unified and self._starts and rows:
+                end = self._starts[rows.stop] if rows.stop < len(self._starts) else len(pane.lines)
+                pane.marked = range(self._starts[rows.start], end)
+            else:
+                pane.marked = range(0) if unified else rows
+            pane.refresh()
 
     def scroll_to_row(self, row: int) -> None:
         """Show a row near the top, with context above it, and its first changed word."""
         pane = self.pane
-        pane.scroll_to(y=max(self._line_of(row) - CONTEXT, 0), animate=False)
-        pane.scroll_to(x=self._first_word_x(row, pane), animate=False)
+        line = self._line_of(row)
+        y = max(pane.screen_line(line) - CONTEXT, 0)
+        first, side = self._first_word(row)
+        x = 0
+        if pane.wrap:
+            if self.unified:  # an edited line's new text is the line under its old one
+                below = side == "right" and self.rows[row].kind == "change"
+                word_line = pane.screen_line_of(line + below, first)
+            else:
+                panes = {"left": pane, "right": pane.partner or pane}
+                word_line = panes[side].screen_line_of(line, first)
+            height = pane.scrollable_content_region.height
+            if word_line >= y + height:  # a long line wrapped past the bottom
+                y = word_line - height // 2
+        elif first >= pane.text_width - WORD_MARGIN:
+            x = first - WORD_MARGIN
+        pane.scroll_to(x=x, y=y, animate=False, force=True)
 
-    def _first_word_x(self, row: int, pane: DiffPane) -> int:
-        """How far to scroll sideways so the block's first changed word is in view."""
-        end = next((b for b in self.blocks if b > row), len(self.rows))
-        for r in range(row, end):
-            line = pane.lines[self._line_of(r)]
-            starts = [s for s, _ in line.spans]
-            if not starts and self.unified and r < len(self._starts) - 1:
-                nxt = pane.lines[self._line_of(r) + 1]
-                starts = [s for s, _ in nxt.spans] if nxt.kind == "added" else []
-            if starts:
-                visible = max(pane.size.width - pane.gutter_width, 1)
-                first = min(starts)
-                return 0 if first < visible - WORD_MARGIN else first - WORD_MARGIN
-        return 0
+    def _first_word(self, row: int) -> tuple[int, str]:
+        """Where a change's first changed word starts, and on which side (a line added or
+        removed whole starts at 0)."""
+        diff_row = self.rows[row]
+        starts = [(s, "left") for s, _ in diff_row.left_spans]
+        starts += [(s, "right") for s, _ in diff_row.right_spans]
+        return min(starts, default=(0, "left" if diff_row.kind == "delete" else "right"))
+
+    def _anchor(self) -> tuple[int, bool]:
+        """The row to keep in view across a change of layout: the cursor's change when in view
+        (True), else the top row."""
+        k = self.current
+        if k is not None and self._in_view(k):
+            return self.blocks[k], True
+        return self.top, False
+
+    def _restore(self, row: int, change: bool, moves: int) -> None:
+        if moves != self._moves:  # the cursor moved since: it decides where the view is
+            return
+        pane = self.pane
+        pane.relayout()
+        if change:
+            self.scroll_to_row(row)
+        else:
+            pane.scroll_to(y=pane.screen_line(self._line_of(row)), animate=False, force=True)
+        self.post_message(self.Moved())
 
     def action_next_change(self) -> None:
-        """Jump to the next changed block below the top of the view."""
-        top = self.top + CONTEXT
-        nxt = next((i for i in self.blocks if i > top), None)
-        if nxt is not None:
-            self.scroll_to_row(nxt)
+        """Move the cursor to the next change (from the one in view)."""
+        k = self.index + 1
+        if k < len(self.blocks):
+            self.go_to_change(k)
+        elif self.blocks:
+            self.go_to_change(len(self.blocks) - 1)
 
     def action_previous_change(self) -> None:
-        """Jump to the previous changed block above the top of the view."""
-        top = self.top + CONTEXT
-        prev = [i for i in self.blocks if i < top]
-        if prev:
-            self.scroll_to_row(prev[-1])
+        """Move the cursor to the previous change (from the one in view)."""
+        k = self.index - 1
+        if k >= 0:
+            self.go_to_change(k)
+        elif self.blocks and self.index == 0:
+            self.go_to_change(0)
 
     async def action_toggle_unified(self) -> None:
-        """Switch between side by side and unified, keeping the row at the top."""
-        row = self.top
+        """Switch between side by side and unified, keeping the change (or the top row)."""
+        row, change = self._anchor()
         if not self.query("#diff-unified"):
             lines, self._starts = unified_lines(self.rows)
             await self.mount(DiffPane(lines, id="diff-unified"))
@@ -307,6 +224,21 @@ class DiffView(Vertical):
         self.query_one("#diff-sides").display = not self.unified
         self.query_one("#diff-unified").display = self.unified
         pane = self.pane
+        pane.wrap = self.wrap
+        if pane.partner is not None:
+            pane.partner.wrap = self.wrap
+        self._mark()
         focus_now(pane)
-        self.call_after_refresh(pane.scroll_to, y=self._line_of(row), animate=False)
-        self.post_message(self.Scrolled())
+        self.call_after_refresh(self._restore, row, change, self._moves)
+        self.post_message(self.Moved())
+
+    def action_toggle_wrap(self) -> None:
+        """Wrap long lines, or cut them at the edge (and scroll sideways); keeps the change
+        (or the top row) in view."""
+        row, change = self._anchor()
+        self.wrap = not self.wrap
+        for pane in self.query(DiffPane):
+            pane.wrap = self.wrap
+        self._restore(row, change, self._moves)
+        # once laid out again (the sideways scrollbar comes or goes), the scroll's limits move
+        self.call_after_refresh(self._restore, row, change, self._moves)

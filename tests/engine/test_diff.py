@@ -9,7 +9,7 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import NotFound, VersionDiff, Workbench, open_workbench
-from keepui_engine.diff import diff_lines, diff_texts, word_spans
+from keepui_engine.diff import PAIR_CELLS, PAIR_WORK, diff_lines, diff_texts, pair_lines, word_spans
 
 
 @pytest.fixture
@@ -35,13 +35,78 @@ def test_rows_align_equal_change_delete_insert() -> None:
         ("equal", 1, 1),
         ("change", 2, 2),
         ("equal", 3, 3),
-        ("change", 4, 4),
+        ("delete", 4, None),  # `d` and `e` have nothing in common: no edit of one another
+        ("insert", None, 4),
         ("insert", None, 5),
     ]
     change = rows[1]
     assert change.left == "b one" and change.right == "b two"
     assert change.left_spans == [[2, 5]] and change.right_spans == [[2, 5]]
-    assert rows[4].left == "" and rows[4].right == "f"
+    assert rows[5].left == "" and rows[5].right == "f"
+
+
+def test_a_replaced_block_pairs_lines_by_similarity_not_position() -> None:
+    old = ["# Notes", "Section 3", "Body of section three."]
+    new = ["# Notes", "New paragraph added in version 4", "Section 3 revised", "Body of section 3."]
+    rows = diff_lines(old, new)
+    assert [(r.kind, r.left, r.right) for r in rows] == [
+        ("equal", "# Notes", "# Notes"),
+        ("insert", "", "New paragraph added in version 4"),
+        ("change", "Section 3", "Section 3 revised"),
+        ("change", "Body of section three.", "Body of section 3."),
+    ]
+    assert (rows[1].right_no, rows[2].left_no, rows[2].right_no) == (2, 2, 3)
+    assert rows[2].left_spans == [] and rows[2].right_spans == [[9, 17]]  # " revised"
+    assert rows[1].left_spans == rows[1].right_spans == []  # an added line has no word marks
+
+
+def test_unrelated_lines_stand_alone_removed_then_added() -> None:
+    rows = diff_lines(
+        ["keep", "Section 3", "end"], ["keep", "New paragraph added in version 4", "end"]
+    )
+    assert [(r.kind, r.left_no, r.right_no) for r in rows] == [
+        ("equal", 1, 1), ("delete", 2, None), ("insert", None, 2), ("equal", 3, 3),
+    ]  # fmt: skip
+
+
+def test_pairing_keeps_order_and_the_best_total() -> None:
+    old = ["alpha beta gamma", "one two three four", "red green blue"]
+    new = ["red green blue yellow", "one two three four five", "something else entirely"]
+    # `red green blue` is like the first new line, but pairing it would leave out the better
+    # pair of `one two three four`, which comes before it
+    assert pair_lines(old, new) == [(1, 1)]
+    # crossed pairs cannot both be taken: the closer one is
+    assert pair_lines(["a b c d", "w x y z"], ["w x y z", "a b c d ! ! !"]) == [(1, 0)]
+    assert pair_lines(["v1"], ["v3"]) == [(0, 0)]  # short lines compare by characters too
+    assert pair_lines(["apple"], ["apples"]) == [(0, 0)]
+    assert pair_lines(["d"], ["e"]) == [] and pair_lines([], ["x"]) == []
+
+
+def test_a_large_block_pairs_by_position_within_its_bound() -> None:
+    n = 200  # 200 x 200 pairs: past PAIR_CELLS, so line k meets only line k
+    assert n * n > PAIR_CELLS
+    old = [f"row {k} of the old table, cell a" for k in range(n)]
+    new = [
+        "a new first line, nothing like the others",
+        *(f"row {k} of the old table, cell b" for k in range(n)),
+    ]
+    start = time.perf_counter()
+    pairs = pair_lines(old, new)
+    elapsed = time.perf_counter() - start
+    # shifted by one, line k faces row k - 1: still similar, so pairs, but off by one (the
+    # price of the bound); an exhaustive search would have paired row k with row k
+    assert pairs[:2] == [(1, 1), (2, 2)] and len(pairs) == n - 1
+    assert elapsed < 0.5, elapsed
+    small = pair_lines(old[:20], new[:21])
+    assert small == [(k, k + 1) for k in range(20)]  # within the bound: by similarity
+
+
+def test_long_lines_bound_the_work_too() -> None:
+    words = " ".join(f"w{k}" for k in range(800))
+    old = [words, words + " tail"]
+    new = [words + " new", words]
+    assert len(words.split()) * 2 * len(words.split()) * 2 > PAIR_WORK
+    assert pair_lines(old, new) == [(0, 0), (1, 1)]  # by position: past PAIR_WORK
 
 
 def test_pure_deletion_and_insertion() -> None:
