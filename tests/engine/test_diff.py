@@ -13,6 +13,22 @@ from keepui_engine.diff import PAIR_CELLS, PAIR_WORK, diff_lines, diff_texts, pa
 
 
 @pytest.fixture
+def compared(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per pair of lines compared for pairing (the diff's work, counted)."""
+    import keepui_engine.diff as diff_module
+
+    calls: list[int] = []
+    similar = diff_module._similar
+
+    def counting(matcher: Any) -> float | None:
+        calls.append(1)
+        return similar(matcher)
+
+    monkeypatch.setattr(diff_module, "_similar", counting)
+    return calls
+
+
+@pytest.fixture
 def store_dir(backend_dir: Path) -> Path:
     """The tests here that use store_dir or wb run on DuckDB and on PostgreSQL."""
     return backend_dir
@@ -82,17 +98,7 @@ def test_pairing_keeps_order_and_the_best_total() -> None:
     assert pair_lines(["d"], ["e"]) == [] and pair_lines([], ["x"]) == []
 
 
-def test_a_large_block_pairs_by_position_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    import keepui_engine.diff as diff_module
-
-    compared: list[int] = []
-    similar = diff_module._similar
-
-    def counting(matcher: Any) -> float | None:
-        compared.append(1)
-        return similar(matcher)
-
-    monkeypatch.setattr(diff_module, "_similar", counting)
+def test_a_large_block_pairs_by_position_within_its_bound(compared: list[int]) -> None:
     n = 200  # 200 x 200 pairs: past PAIR_CELLS, so line k meets only line k
     assert n * n > PAIR_CELLS
     old = [f"row {k} of the old table, cell a" for k in range(n)]
@@ -177,21 +183,9 @@ def test_diff_through_the_socket(store_dir: Path) -> None:
         owner.close()
 
 
-def test_diff_of_two_5000_line_texts_compares_only_changed_lines(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_diff_of_two_5000_line_texts_compares_only_changed_lines(compared: list[int]) -> None:
     """The work grows with the changes, not the length: each line pair compared for pairing
     is one inside a changed block (a speed claim for benchmarks, a bound on work here)."""
-    import keepui_engine.diff as diff_module
-
-    compared: list[int] = []
-    similar = diff_module._similar
-
-    def counting(matcher: Any) -> float | None:
-        compared.append(1)
-        return similar(matcher)
-
-    monkeypatch.setattr(diff_module, "_similar", counting)
     left = [f"line {i} of the long document with some words" for i in range(5000)]
     right = list(left)
     for i in range(0, 5000, 50):

@@ -4,7 +4,7 @@ re-flow on resize, the text pane after `G`, ids cut at the end, where notices go
 from __future__ import annotations
 
 from textual.widgets import Markdown, Static
-from tui_helpers import search, settle
+from tui_helpers import ATLAS, search, settle, words
 
 from keepui.app import KeepuiApp
 from keepui.screens.document import DocumentScreen
@@ -16,18 +16,7 @@ from keepui.widgets.status_bar import StatusBar
 from keepui.widgets.version_timeline import VersionTimeline
 from keepui_engine import Workbench
 
-
-def words(n: int, stem: str) -> str:
-    return " ".join(f"{stem}{i % 7}" for i in range(n))
-
-
-LONG = "\n\n".join(
-    [
-        "# Harbour\n" + words(200, "boat") + " lighthouse keeper",
-        "# Mountains\n" + words(200, "peak") + " glacier crevasse",
-        "# Kitchen\n" + words(200, "pan") + " sourdough starter",
-    ]
-)
+LONG = ATLAS
 
 
 async def test_after_g_the_text_pane_shows_the_version_not_an_earlier_part(

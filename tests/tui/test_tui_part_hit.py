@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Static
-from tui_helpers import search, settle
+from tui_helpers import ATLAS, search, settle
 
 from keepui.app import KeepuiApp
 from keepui.widgets.detail_pane import DetailPane
@@ -19,17 +19,7 @@ def tui_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def words(n: int, stem: str) -> str:
-    return " ".join(f"{stem}{i % 7}" for i in range(n))
-
-
-LONG = "\n\n".join(
-    [
-        "# Harbour\n" + words(200, "boat") + " lighthouse keeper",
-        "# Mountains\n" + words(200, "peak") + " glacier crevasse",
-        "# Kitchen\n" + words(200, "pan") + " sourdough starter",
-    ]
-)
+LONG = ATLAS
 
 
 async def test_a_part_hit_shows_its_number_title_excerpt_and_text(tui_store: Path) -> None:

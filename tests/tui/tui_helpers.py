@@ -36,6 +36,21 @@ SEED: list[tuple[str, str, list[str]]] = [
 ]
 
 
+def words(n: int, stem: str) -> str:
+    """`stem0 stem1 … stem6 stem0 …`, n words."""
+    return " ".join(f"{stem}{i % 7}" for i in range(n))
+
+
+ATLAS = "\n\n".join(
+    [
+        "# Harbour\n" + words(200, "boat") + " lighthouse keeper",
+        "# Mountains\n" + words(200, "peak") + " glacier crevasse",
+        "# Kitchen\n" + words(200, "pan") + " sourdough starter",
+    ]
+)
+"""A long note of three headed sections (three parts), each ending in its own two words."""
+
+
 T_AFTER_SEED = T0 + timedelta(minutes=len(SEED))
 """Where the frozen clock stands once the seed is written."""
 
