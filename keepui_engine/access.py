@@ -81,6 +81,7 @@ class StoreAccess:
         self._engine: Engine | None = None
         self._server: server.StoreServer | None = None
         self._worker: Any = None
+        self._stopped: Any = None  # the worker, once close() has stopped it
         # One DuckDB connection: the owner's own threads (TUI workers), socket requests and
         # the queue worker take turns on it (reads while a writer computes: see work.gate).
         self._gate = Gate()
@@ -308,21 +309,39 @@ class StoreAccess:
                 _ = self._engine.store.index
 
     def close(self) -> None:
-        """Stop the worker and the server, close the store and release it."""
-        if self._worker is not None:
-            self._worker.stop()
-            self._worker = None
+        """Stop the worker and the server, close the store and release it.
+
+        Waits for at most one short store step of the worker, never for a task: a task in
+        its slow step (a summary being computed) is abandoned, its claim given back to the
+        queue (the attempt uncounted: it runs again next time), and its thread drops what it
+        computes (`background_running` says whether it is still at it).
+        """
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.request_stop()
+            self._gate.close()
         if self._server is not None:
             self._server.stop()
             self._server = None
         with self._gate.enter("write"):
             if self._engine is not None:
                 try:
+                    if worker is not None:
+                        from keepui_engine.work.service import give_back
+
+                        give_back(self._engine, worker.owner)
                     self._engine.flush()
                 finally:
                     self._engine.store.close()
                     self._engine = None
         self._lock.release()
+        self._stopped = worker
+
+    @property
+    def background_running(self) -> bool:
+        """Whether the queue worker of a closed owner is still computing an abandoned task (it
+        will not touch the store again: a front end may exit without waiting for it)."""
+        return self._stopped is not None and self._stopped.is_alive()
 
     def __enter__(self) -> Self:
         return self

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from keepui_engine import Workbench
 
 
 def one_blas_thread() -> None:
@@ -18,6 +21,17 @@ def one_blas_thread() -> None:
     this leaves be.
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def leave_abandoned_work(wb: Workbench, code: int = 0) -> None:
+    """Exit now when the closed workbench's queue worker is still computing a task it was
+    told to abandon (a summary in the model): its claim is back in the queue and its result
+    would be dropped, so there is nothing to wait for; and a process that finalises while a
+    thread runs the model can abort in the model's thread pool."""
+    if wb.background_running:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> None:

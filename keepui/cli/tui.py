@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from keepui.cli import leave_abandoned_work
 from keepui.cli.options import StoreOpt
 from keepui.cli.output import report_error
 
@@ -44,6 +45,7 @@ def run_tui(store: str | None) -> int:
         KeepuiApp(wb).run()
     finally:
         wb.close()
+    leave_abandoned_work(wb)
     return 0
 
 
