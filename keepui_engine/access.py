@@ -165,6 +165,8 @@ class StoreAccess:
             raise _unexpected(op, exc) from exc
 
     def _route(self, op: str, args: dict[str, Any]) -> Any:
+        if self._stopped is not None:  # a late call from a thread of a closed owner
+            raise StoreError(f"cannot {op}: this keepui process has closed the store.", "Closed")
         if self._engine is None and self._pg:  # connect on first use, then keep the connection
             self._engine = self._open_engine(check_model=op not in SELF_CHECKING)
         if self._engine is not None:
