@@ -11,10 +11,10 @@ then `await app.workers.wait_for_complete(); await pilot.pause()` until there; P
 in 20 ms steps until the process is idle, so this includes the work that follows the paint).
 Targets (issue 6): Enter to results p50 <= 150 ms at 100k; a 5,000-line diff <= 300 ms; first
 paint (a fresh process opens and serves the store and runs the app, the model loading in the
-background, as `keepui` does) < 1 s after the Python imports.
+background, as `keepui` does) < 1 s after the Python imports. Then `_tui_queue`'s rows.
 
-Run: .venv/bin/python benchmarks/bench_tui.py [--quick]    (--quick: 1k and 35k items)
-Writes benchmarks/results/bench_tui.json.
+Run: .venv/bin/python benchmarks/bench_tui.py [--quick|--queue]  (--quick: 1k and 35k items)
+Writes benchmarks/results/bench_tui.json (--queue: `_tui_queue`'s rows alone, their own file).
 """
 
 from __future__ import annotations
@@ -340,6 +340,8 @@ def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--first-paint":
         first_paint_child(sys.argv[2])
         return
+    if sys.argv[1:] == ["--queue"]:  # only the rows with queued work (see _tui_queue)
+        return __import__("_tui_queue").only(sys.modules[__name__])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1k and 35k items")
     args = ap.parse_args()
@@ -386,6 +388,7 @@ def main() -> None:
         rep.add(f"first_paint_after_imports_{big_label}_ms", v, "ms",
                 f"<= {TARGET_FIRST_PAINT_MS:g}", v <= TARGET_FIRST_PAINT_MS)  # fmt: skip
         rep.add(f"model_ready_after_imports_{big_label}_s", fp["model_ready_s"], "s")
+    __import__("_tui_queue").run(rep, sys.modules[__name__])  # queued work: worker busy, quit
     rep.note(
         f"{nq} distinct queries per store size after {WARM_QUERIES} untimed ones; {REPEATS} "
         f"openings of the document and diff screens. {big_label} store: {n_real} real notes + "

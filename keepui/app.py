@@ -39,8 +39,9 @@ from keepui_engine import KeepuiError, Stats, Workbench
 HOLD_KEYS_S = 2.0
 """Longest that keys wait for a new screen to be built."""
 FREEZE_AFTER_MODULES = 50
-LISTEN_TICK_S = 0.5  # how soon a change listener notices the app closing
 """Modules imported since the last `gc.freeze` that make another one worth it (a library)."""
+LISTEN_TICK_S = 0.1
+"""How soon a change listener notices the app closing (quitting waits for it)."""
 
 
 class KeepuiApp(App[None]):

@@ -262,3 +262,6 @@ def run_stdio(store: str | None) -> None:
                     signal.signal(signum, handler)
             wb.close()
     log.info("stopped")
+    from keepui.cli import leave_abandoned_work
+
+    leave_abandoned_work(wb)

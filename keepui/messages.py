@@ -123,7 +123,7 @@ class ItemLoaded(Message):
 
 @dataclass
 class DocumentLoaded(Message):
-    """Everything the document screen shows."""
+    """What the document screen shows of the document itself (its similar items follow)."""
 
     item: Item
     """The current version."""
@@ -131,10 +131,18 @@ class DocumentLoaded(Message):
     """Its timeline, newest first."""
     parts: list[Part]
     """Its parts (empty when it has none)."""
-    similar: list[Hit] = field(default_factory=list)
-    """Other documents close to it."""
     shown: Item | None = None
     """The version to show first (the one a hit matched), when not the current one."""
+
+
+@dataclass
+class SimilarLoaded(Message):
+    """The documents close to one document were found."""
+
+    summary: str
+    """The summary they were found for (a newer summary finds them again)."""
+    similar: list[Hit] = field(default_factory=list)
+    """Other documents close to it, closest first."""
 
 
 @dataclass

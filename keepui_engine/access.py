@@ -13,20 +13,9 @@ from keepui_engine import server
 from keepui_engine.config import Settings
 from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.locking import StoreLock
+from keepui_engine.routing import DECODE, READ_ONLY_OK, READS, SELF_CHECKING, WRITES, encode
 from keepui_engine.store.readonly import ReadOnlyStore, not_writable
-from keepui_engine.types import (
-    DeleteResult,
-    FindQuery,
-    FindResult,
-    Item,
-    Part,
-    PutResult,
-    PutSpec,
-    SearchRecord,
-    Stats,
-    VersionDiff,
-    VersionInfo,
-)
+from keepui_engine.types import FindQuery, PutSpec
 from keepui_engine.work.gate import Gate
 
 if TYPE_CHECKING:
@@ -34,93 +23,9 @@ if TYPE_CHECKING:
     from keepui_engine.providers.base import Embedder
     from keepui_engine.work.gate import Mode
 
-_DECODE: dict[str, Any] = {
-    "put_many": lambda r: [PutResult.from_dict(x) for x in r],
-    "get": Item.from_dict,
-    "history": lambda r: [VersionInfo.from_dict(x) for x in r],
-    "parts": lambda r: [Part.from_dict(x) for x in r],
-    "find": FindResult.from_dict,
-    "find_deep": FindResult.from_dict,
-    "list_items": lambda r: [Item.from_dict(x) for x in r],
-    "tag": PutResult.from_dict,
-    "delete": DeleteResult.from_dict,
-    "stats": Stats.from_dict,
-    "reindex": Stats.from_dict,
-    "why": lambda r: _why_type().from_dict(r),
-    "diff": VersionDiff.from_dict,
-    "record_search": SearchRecord.from_dict,
-    "searches": lambda r: [SearchRecord.from_dict(x) for x in r],
-    "judge": lambda r: _judgment().from_dict(r),
-    "judgments": lambda r: [_judgment().from_dict(x) for x in r],
-    "doctor": lambda r: _doctor_report().from_dict(r),
-}
-# Operations that check the store themselves, so it opens without the model and lost-writes
-# checks (reindex changes the model; doctor reports and repairs what those checks refuse).
-_SELF_CHECKING = {"reindex", "doctor"}
-
-
-_WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge", "summarize"}
-# Operations that only read (their cache and access-time writes are best effort): in an owner
-# they run while a writer computes (see work.gate), and a read-only store can answer them. Any
-# operation not listed is a write.
-_READS = {
-    "get",
-    "history",
-    "parts",
-    "find",
-    "find_deep",
-    "list_items",
-    "stats",
-    "why",
-    "diff",
-    "searches",
-    "judgments",
-    "pending",
-    "related",
-    "facets",
-    "reflect",
-    "export_page",
-}
-# What a store that cannot be written still answers (its BM25 base is read as it is, so an
-# export need not settle it first).
-_READ_ONLY_OK = _READS | {"export_header"}
 # Seconds after a client's write before the background worker takes the next task: a client's
 # `put DIR` sends batch after batch, and its reading between them is not idleness.
 FOREGROUND_GRACE_S = 3.0
-for _op in (
-    "work_once",
-    "pending",
-    "pending_retry",
-    "pending_purge",
-    "analyze",
-    "reflect",
-    "related",
-    "summarize",
-    "export_header",
-    "export_page",
-    "import_page",
-    "facets",
-    "unjudge",
-):
-    _DECODE[_op] = lambda r: r
-
-
-def _judgment() -> Any:
-    from keepui_engine.search.judgments import Judgment
-
-    return Judgment
-
-
-def _doctor_report() -> Any:
-    from keepui_engine.doctor import DoctorReport
-
-    return DoctorReport
-
-
-def _why_type() -> Any:
-    from keepui_engine.search.why import WhyResult
-
-    return WhyResult
 
 
 class _NoLock:
@@ -152,12 +57,6 @@ def _unexpected(what: str, exc: Exception) -> StoreError:
     )
 
 
-def _encode(result: Any) -> Any:
-    if isinstance(result, list):
-        return [_encode(x) for x in result]
-    return result.to_dict() if hasattr(result, "to_dict") else result
-
-
 class StoreAccess:
     """Every user-visible operation on one store.
 
@@ -182,6 +81,7 @@ class StoreAccess:
         self._engine: Engine | None = None
         self._server: server.StoreServer | None = None
         self._worker: Any = None
+        self._stopped: Any = None  # the worker, once close() has stopped it
         # One DuckDB connection: the owner's own threads (TUI workers), socket requests and
         # the queue worker take turns on it (reads while a writer computes: see work.gate).
         self._gate = Gate()
@@ -265,22 +165,24 @@ class StoreAccess:
             raise _unexpected(op, exc) from exc
 
     def _route(self, op: str, args: dict[str, Any]) -> Any:
+        if self._stopped is not None:  # a late call from a thread of a closed owner
+            raise StoreError(f"cannot {op}: this keepui process has closed the store.", "Closed")
         if self._engine is None and self._pg:  # connect on first use, then keep the connection
-            self._engine = self._open_engine(check_model=op not in _SELF_CHECKING)
+            self._engine = self._open_engine(check_model=op not in SELF_CHECKING)
         if self._engine is not None:
             if self._read_only is not None:
                 self._refuse_write(op)
-            return self._owned(op, args, "read" if op in _READS else "write")
+            return self._owned(op, args, "read" if op in READS else "write")
         store = self.settings.store
         wait = self.settings.answer_timeout_s
         while True:
             sock = server.connect(store, timeout=wait)
             if sock is not None:
                 wire = {
-                    k: _encode(v) for k, v in args.items() if not callable(v)
+                    k: encode(v) for k, v in args.items() if not callable(v)
                 }  # local callbacks stay
                 try:
-                    return _DECODE[op](server.call(sock, op, wire, timeout=wait))
+                    return DECODE[op](server.call(sock, op, wire, timeout=wait))
                 except server.Retry:
                     continue  # the server is stopping: its lock frees up in a moment
             why = not_writable(store)
@@ -295,12 +197,12 @@ class StoreAccess:
             if self._lock.acquire(
                 self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
             ):
-                with self._held(check_model=op not in _SELF_CHECKING) as engine:
+                with self._held(check_model=op not in SELF_CHECKING) as engine:
                     return getattr(engine, op)(**args)
 
     def _refuse_write(self, op: str) -> None:
         """Raise for an operation that writes, while the store is open read-only."""
-        if op not in _READ_ONLY_OK:
+        if op not in READ_ONLY_OK:
             raise StoreError(
                 f"cannot {op.split('_')[0]}: {self._read_only}, so keepui opened the store "
                 "read-only. Reading commands (find, get, list, stats, export) work; to change "
@@ -327,7 +229,7 @@ class StoreAccess:
             if ready is not None:
                 ready()
             result = getattr(self._engine, op)(**args)
-        if self._worker is not None and op in _WRITES:
+        if self._worker is not None and op in WRITES:
             self._worker.wake()
         return result
 
@@ -391,15 +293,15 @@ class StoreAccess:
             self._foreground_end = time.monotonic()
 
     def _dispatch(self, op: str, args: dict[str, Any], ready: Callable[[], None]) -> Any:
-        if op not in _DECODE:
+        if op not in DECODE:
             raise UsageError(f"unknown operation {op!r}")
         if op == "put_many":
             args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
         if "q" in args:
             args["q"] = FindQuery.from_dict(args["q"])
-        mode: Mode = "read" if op in _READS else "write"
-        with self._in_foreground(op in _WRITES):
-            return _encode(self._owned(op, args, mode, ready))
+        mode: Mode = "read" if op in READS else "write"
+        with self._in_foreground(op in WRITES):
+            return encode(self._owned(op, args, mode, ready))
 
     def warm_up(self) -> None:
         """Load the model and the vector index now rather than on the first request."""
@@ -409,21 +311,39 @@ class StoreAccess:
                 _ = self._engine.store.index
 
     def close(self) -> None:
-        """Stop the worker and the server, close the store and release it."""
-        if self._worker is not None:
-            self._worker.stop()
-            self._worker = None
+        """Stop the worker and the server, close the store and release it.
+
+        Waits for at most one short store step of the worker, never for a task: a task in
+        its slow step (a summary being computed) is abandoned, its claim given back to the
+        queue (the attempt uncounted: it runs again next time), and its thread drops what it
+        computes (`background_running` says whether it is still at it).
+        """
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.request_stop()
+            self._gate.close()
         if self._server is not None:
             self._server.stop()
             self._server = None
         with self._gate.enter("write"):
             if self._engine is not None:
                 try:
+                    if worker is not None:
+                        from keepui_engine.work.service import give_back
+
+                        give_back(self._engine, worker.owner)
                     self._engine.flush()
                 finally:
                     self._engine.store.close()
                     self._engine = None
         self._lock.release()
+        self._stopped = worker
+
+    @property
+    def background_running(self) -> bool:
+        """Whether the queue worker of a closed owner is still computing an abandoned task (it
+        will not touch the store again: a front end may exit without waiting for it)."""
+        return self._stopped is not None and self._stopped.is_alive()
 
     def __enter__(self) -> Self:
         return self

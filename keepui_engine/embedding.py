@@ -65,7 +65,10 @@ class EmbeddingCache:
                 self.store.con, [h], self.embedder.name, self.embedder.dim
             ).get(h)
         if vec is None:
-            vec = self._check(self.embedder.embed([query]), 1)[0]
+            # in a find's opening step an owner lends the store meanwhile (work.gate)
+            with outside(getattr(self.store, "lock", None)):
+                raw = self.embedder.embed([query])
+            vec = self._check(raw, 1)[0]
             self._unsaved[h] = vec
             if len(self._unsaved) >= QUERY_FLUSH:
                 self.flush()

@@ -366,7 +366,7 @@ class Engine:
         """Rank documents for a query (see `finding.find`)."""
         from keepui_engine.search.finding import find
 
-        return find(self, q)
+        return find(self, q, first=True)
 
     def related(self, doc_id: str, seen: list[str], per_hit: int = 3) -> list[dict[str, Any]]:
         """A document's edge neighbours and its `per_hit` nearest by vector, none in `seen`."""

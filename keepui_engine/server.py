@@ -41,6 +41,7 @@ __all__ = [
     "socket_path",
 ]
 SOCKET_NAME = "keepui.sock"
+STOP_POLL_S = 0.05  # how often the serving thread looks whether `stop` was asked (it waits)
 
 
 class _Gone(Exception):
@@ -265,7 +266,10 @@ class StoreServer:
     def start(self) -> None:
         """Serve in a background thread."""
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="keepui-server", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": STOP_POLL_S},
+            name="keepui-server",
+            daemon=True,
         )
         self._thread.start()
 

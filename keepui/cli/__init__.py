@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from keepui_engine import Workbench
 
 
 def one_blas_thread() -> None:
@@ -18,6 +21,23 @@ def one_blas_thread() -> None:
     this leaves be.
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def leave_abandoned_work(wb: Workbench, code: int = 0) -> None:
+    """Exit now when a thread still computes something nobody waits for, once the workbench
+    is closed: its queue worker in a task it was told to abandon (a summary in the model: its
+    claim is back in the queue and its result would be dropped), or a thread of the TUI still
+    reading (a find embedding its query). Python would wait for the TUI's threads at exit,
+    and a process that finalises while a thread runs the model can abort in its thread pool.
+    """
+    import threading
+
+    me = threading.current_thread()
+    busy = [t for t in threading.enumerate() if t is not me and not t.daemon and t.is_alive()]
+    if wb.background_running or busy:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> None:

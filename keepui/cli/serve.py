@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from keepui.cli import leave_abandoned_work
 from keepui.cli.options import JsonFlag, StoreOpt
 from keepui.cli.output import emit_json, note
 from keepui_engine import open_workbench, start_local_postgres, stop_local_postgres
@@ -42,6 +43,7 @@ def serve(store: StoreOpt = None, json_: JsonFlag = False) -> None:
         while not stop.wait(0.25):  # a timed wait lets the main thread run signal handlers
             pass
     note("keepui: stopped")
+    leave_abandoned_work(wb)
 
 
 def serve_pg(

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import typer
 
+from keepui.cli import leave_abandoned_work
 from keepui.cli.options import StoreOpt
 from keepui.cli.output import report_error
 
@@ -41,10 +46,25 @@ def run_tui(store: str | None) -> int:
         wb.serve()
         from keepui.app import KeepuiApp  # deferred: the data CLI never loads Textual
 
-        KeepuiApp(wb).run()
+        asyncio.run(run_app(KeepuiApp(wb)))
     finally:
-        wb.close()
+        wb.close()  # waits for a write in flight (its turn on the store), not for reads
+    leave_abandoned_work(wb)
     return 0
+
+
+class _QuitWithoutWaiting(ThreadPoolExecutor):
+    """The app's thread workers: quitting does not wait for one still running (a find whose
+    query is in the model: its answer has nowhere to go)."""
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait=False, cancel_futures=True)
+
+
+async def run_app(app: Any) -> None:
+    """Run the app as `App.run` does, its thread workers in `_QuitWithoutWaiting`."""
+    asyncio.get_running_loop().set_default_executor(_QuitWithoutWaiting())
+    await app.run_async()
 
 
 def tui(store: StoreOpt = None) -> None:

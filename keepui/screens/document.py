@@ -13,7 +13,14 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from keepui.messages import DiffReady, DocumentLoaded, StoreChanged, VersionLoaded, WriteDone
+from keepui.messages import (
+    DiffReady,
+    DocumentLoaded,
+    SimilarLoaded,
+    StoreChanged,
+    VersionLoaded,
+    WriteDone,
+)
 from keepui.screens.base import WorkbenchScreen
 from keepui.widgets.footer import KeepuiFooter
 from keepui.widgets.format import (
@@ -125,6 +132,7 @@ class DocumentScreen(WorkbenchScreen):
         self.shown: Item | None = None
         """The version under the timeline's cursor (the header, parts and text follow it)."""
         self.similar: list[Hit] = []
+        self._similar_for: str | None = None  # the summary the similar items were found for
         self._want_part = hit.part_index if hit is not None else 0
 
     def compose(self) -> ComposeResult:
@@ -157,18 +165,25 @@ class DocumentScreen(WorkbenchScreen):
 
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
     def load_document(self, offset: int = 0) -> None:
-        """Read the document, its timeline, similar items, and the version at `offset` with
-        its parts, in a worker."""
+        """Read the document, its timeline, and the version at `offset` with its parts, in a
+        worker: store reads only, which never wait for background work (the similar items,
+        which need the model, follow in `load_similar`)."""
         item = self.wb.get(self.doc_id)
         versions = self.wb.history(self.doc_id)
         shown = item if offset == 0 else self.wb.get(self.doc_id, offset)
         parts = self.wb.parts(self.doc_id, offset if offset else None)
+        self.post_message(DocumentLoaded(item, versions, parts, shown))
+
+    @work(thread=True, exclusive=True, group="similar", exit_on_error=False)
+    def load_similar(self, item: Item) -> None:
+        """Find the documents close to this one in a worker (the model embeds its summary,
+        sharing the CPU with background work: the document is on screen meanwhile)."""
         similar: list[Hit] = []
         if item.summary.strip():
             # Similar means close in meaning: the dense channel alone.
             found = self.wb.find(item.summary[:500], limit=SIMILAR + 1, mode="dense")
             similar = [h for h in found.hits if h.id != item.id][:SIMILAR]
-        self.post_message(DocumentLoaded(item, versions, parts, similar, shown))
+        self.post_message(SimilarLoaded(item.summary, similar))
 
     @work(thread=True, exclusive=True, group="version", exit_on_error=False)
     def load_version(self, offset: int) -> None:
@@ -185,7 +200,6 @@ class DocumentScreen(WorkbenchScreen):
         """Fill every pane; the first time, put the timeline's cursor on the matched version."""
         first = self.item is None
         self.item = message.item
-        self.similar = message.similar
         self._show_pending(message.item)
         timeline = self.query_one("#timeline", VersionTimeline)
         shown = message.shown or message.item
@@ -194,18 +208,29 @@ class DocumentScreen(WorkbenchScreen):
             timeline.set_versions(message.versions, row=rows.index(shown.offset))
         else:
             timeline.set_versions(message.versions)
+        if message.item.summary != self._similar_for:  # a new summary: find them again
+            self._similar_for = message.item.summary
+            self.query_one("#similar").border_title = "similar …"
+            self.load_similar(message.item)
+        current = timeline.current
+        if first or current is None or current.offset == shown.offset:
+            self._show_version(shown, message.parts)
+        else:
+            self.load_version(current.offset)
+
+    def on_similar_loaded(self, message: SimilarLoaded) -> None:
+        """List the similar items (an answer for an older summary is dropped)."""
+        if message.summary != self._similar_for:
+            return
+        self.similar = message.similar
         similar = self.query_one("#similar", SimilarList)
+        similar.border_title = "similar"
         similar.clear_options()
         similar.add_options(
             Option(similar_label(h), id=f"sim-{i}") for i, h in enumerate(message.similar)
         )
         if message.similar:
             similar.highlighted = 0
-        current = timeline.current
-        if first or current is None or current.offset == shown.offset:
-            self._show_version(shown, message.parts)
-        else:
-            self.load_version(current.offset)
 
     def on_version_loaded(self, message: VersionLoaded) -> None:
         """Show the version the timeline's cursor is on (a late answer for another is dropped)."""
@@ -308,7 +333,8 @@ class DocumentScreen(WorkbenchScreen):
             self.app.push_screen(DocumentScreen(self.wb, self.similar[event.option_index].id))
 
     def on_store_changed(self, message: StoreChanged) -> None:
-        """Reload: a new version may have arrived."""
+        """Reload: a new version may have arrived (and new similar items)."""
+        self._similar_for = None
         self.load_document()
 
     def after_write(self, message: WriteDone) -> None:

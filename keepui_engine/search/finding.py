@@ -17,6 +17,7 @@ from keepui_engine.search.ranking import TIE, excerpt, fuse
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
 from keepui_engine.types import FindQuery, FindResult, Hit
+from keepui_engine.work.gate import reader_opening
 
 if TYPE_CHECKING:
     from keepui_engine.ports import Operations
@@ -25,12 +26,16 @@ MODES = ("dense", "bm25", "hybrid")
 FUSIONS = ("score", "share", "rrf")
 
 
-def find(engine: Operations, q: FindQuery) -> FindResult:
+def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult:
     """Rank documents for a query after tag and time filters, then run the recall-kit steps.
 
     Dense ranks by cosine similarity, BM25 by its score, hybrid by fusing both (each channel
     over-fetched 3x the limit); the final score is that times decay. Then the relevance
     threshold, the near-duplicate fold and the rerank, each counted in `hidden`.
+
+    Args:
+        first: Nothing was read before this find (it is the whole operation): while the
+            model embeds the query, before any read, an owner serves other requests.
     """
     st = engine.settings
     query, limit, mode = q.query, q.limit, q.mode or st.search_mode
@@ -46,6 +51,10 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
     if limit < 1:
         raise UsageError(f"--limit {limit}: give a number of hits of 1 or more.")
     filters = inputs.parse_tag_args(q.tags, allow_bare=True)
+    qvec = None
+    if mode != "bm25":  # before any read, so that every read below sees one state
+        with reader_opening(first):
+            qvec = query_vector(query, engine.vectors.embed_query)
     now_aware = datetime.now(UTC)
     t0 = inputs.parse_time(q.since, now=now_aware, option="--since") if q.since else None
     t1 = inputs.parse_time(q.until, now=now_aware, option="--until") if q.until else None
@@ -76,9 +85,8 @@ def find(engine: Operations, q: FindQuery) -> FindResult:
         notes.append(_nothing_passes(con, filters, (q.since, t0), (q.until, t1), current))
     fetch = max(limit * 3, 30)
     method, considered = "exact", 0
-    dense = qvec = None
-    if mode != "bm25":
-        qvec = query_vector(query, engine.vectors.embed_query)
+    dense = None
+    if qvec is not None:
         if mode == "dense":
             within = allowed if scope is None else scope
             found, rows = _dense_only(engine, q, qvec, within, now, notes, current)

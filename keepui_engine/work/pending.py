@@ -132,6 +132,18 @@ def release(con: duckdb.DuckDBPyConnection, task_id: int, now: datetime) -> None
     )
 
 
+def release_owned(con: duckdb.DuckDBPyConnection, owner: str, now: datetime) -> int:
+    """Queue again, attempts uncounted, the tasks an owner has claimed and will not finish
+    (its worker was stopped in the middle); return how many."""
+    got = con.execute(
+        "UPDATE pending SET state = 'queued', owner = NULL, run_after = $2, updated = $2, "
+        "attempts = greatest(attempts - 1, 0) WHERE owner = $1 AND state = 'running' "
+        "RETURNING id",
+        [owner, now],
+    ).fetchall()
+    return len(got)
+
+
 def fail(
     con: duckdb.DuckDBPyConnection,
     task: Task,

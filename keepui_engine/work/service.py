@@ -139,6 +139,12 @@ def for_doc(engine: Operations, doc_id: str) -> list[dict[str, Any]]:
     return [_entry(t) for t in pending.listing(engine.store.con, states, doc_id)]
 
 
+def give_back(engine: Operations, owner: str) -> int:
+    """Queue again the tasks a stopped worker had claimed (see `pending.release_owned`)."""
+    with engine.store.transaction():
+        return pending.release_owned(engine.store.con, owner, _now())
+
+
 def retry(engine: Operations) -> int:
     """Move dead letters back to the queue."""
     with engine.store.transaction():

@@ -6,6 +6,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from keepui_engine.work.gate import Abandoned
+
 Step = Callable[[str, list[str]], "dict[str, Any] | None"]
 
 
@@ -44,10 +46,15 @@ class WorkerThread(threading.Thread):
         """Look at the queue now (after a put) instead of at the next idle tick."""
         self.wake_event.set()
 
-    def stop(self, timeout: float | None = 10.0) -> None:
-        """Ask the thread to finish its current task and stop; wait for it."""
+    def request_stop(self) -> None:
+        """Ask the thread to stop after its current task (or at the task's next checkpoint,
+        once its owner closes the gate: see work.gate), without waiting for it."""
         self.stop_event.set()
         self.wake_event.set()
+
+    def stop(self, timeout: float | None = 10.0) -> None:
+        """Ask the thread to stop (`request_stop`) and wait for it."""
+        self.request_stop()
         if self.is_alive():
             self.join(timeout)
 
@@ -55,6 +62,8 @@ class WorkerThread(threading.Thread):
         while not self.stop_event.is_set():
             try:
                 result = self._step(self.owner, [self.owner])
+            except Abandoned:  # the owner closed: the task is back in the queue
+                return
             except Exception as exc:  # noqa: BLE001 - the store is closing or broken: back off
                 self.errors.append(f"{type(exc).__name__}: {exc}")
                 result = None

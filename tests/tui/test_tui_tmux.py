@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -128,3 +130,49 @@ def test_three_queries_typed_back_to_back_all_run(tmp_path: Path, tmux: Tmux) ->
             "expected queue",
             "gamma",
         ]
+
+
+def test_quit_leaves_a_running_summary_queued(tmp_path: Path, tmux: Tmux) -> None:
+    """Quitting does not wait for the summary the worker is computing: the process exits,
+    and the task is back in the queue, its attempt uncounted, to run next time."""
+    summarizer = socket.create_server(("127.0.0.1", 0))  # takes the request, never answers
+    summarizer.settimeout(60)
+    port = summarizer.getsockname()[1]
+    store = make_fake_store(tmp_path / "store")
+    toml = (store / "keepui.toml").read_text()
+    toml = toml.replace('provider = "extractive"', 'provider = "openai-compatible"')
+    toml = toml.replace(
+        '# base_url = "http://127.0.0.1:11434/v1"', f'base_url = "http://127.0.0.1:{port}/v1"'
+    )
+    toml = toml.replace('# model = "llama3.2"', 'model = "m"').replace(
+        "timeout_s = 60", "timeout_s = 600"
+    )
+    (store / "keepui.toml").write_text(toml)
+    with open_workbench(store, own=True) as wb:
+        wb.put(
+            " ".join(["The harbour keeps its boats safe from the winter tides."] * 20), id="long"
+        )
+        assert [w["task"] for w in wb.get("long").pending] == ["summarize"]
+    tmux.run(
+        "new-session", "-d", "-s", "smoke", "-x", "120", "-y", "40", f"{KEEPUI} --store {store}"
+    )
+    request, _ = summarizer.accept()  # the worker is inside its slow step now
+    try:
+        tmux.wait_for(lambda s: "model ready" in s, "the first paint and the model")
+        tmux.run("send-keys", "-t", "smoke", "C-q")
+        tmux.wait_for(lambda _: "smoke" not in tmux.run("list-sessions"), "the app to quit", 60)
+    finally:
+        request.close()
+        summarizer.close()
+    listed = subprocess.run(
+        [str(KEEPUI), "pending", "--json", "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr
+    report = json.loads(listed.stdout)
+    assert report["counts"] == {"summarize": {"queued": 1}} and report["running"] == []
+    with open_workbench(store) as wb:
+        [task] = wb.get("long").pending
+        assert (task["state"], task["attempts"]) == ("queued", 0)
