@@ -118,7 +118,7 @@ async def diff_by_keys(app: KeepuiApp, pilot: Pilot[Any], word: str) -> DiffView
     version, all by keys."""
     await pilot.press(*f"{word} mode:bm25", "enter")
     await settle(app, pilot)
-    await pilot.press("enter")  # open the hit
+    await pilot.press("down", "enter")  # into the hits, open the first
     await settle(app, pilot)
     assert isinstance(app.screen, DocumentScreen)
     await pilot.press("d")
