@@ -5,16 +5,17 @@ summary is being computed.
 
 Store: 20 long notes (20-50 KB of seeded sentences, two versions each) and three real files
 from ../shared/data/docs (two Wikipedia pages and the 15-page Federal Register PDF), their
-summaries queued (23 tasks, about 5-15 s each with the extractive summarizer on 2 cores).
+summaries queued (23 tasks, 2-15 s each with the extractive summarizer on 2 cores).
 The real all-MiniLM-L6-v2 throughout. Pilot rows as in bench_tui (the `paint` clock: the first
 frame showing the hit row / the document's text). `busy` rows start once the worker has
 finished its first task (torch loaded: the steady state of a draining queue), and each
 finished summary is queued again, so the worker never runs dry. `before` emulates the
 document screen before the fix: the similar items found inside the document's load (the
-model embeds the summary first), and a find that keeps the store's connection while the model
-embeds its query; the gate's readers-first order is not undone. Quit: `python -m keepui` in
-tmux, Ctrl+Q pressed while a summary runs (on the search screen, or 2 s after a long note's
-document came up); the time to process exit, and the queue read afterwards (nothing lost).
+model embeds the summary first), a find that keeps the store's connection while the model
+embeds its query, and a worker at the same CPU priority as the UI; the gate's readers-first
+order is not undone. Quit: `python -m keepui` in tmux, Ctrl+Q pressed while a summary runs
+(on the search screen, or 2 s after a long note's document came up); the time to process
+exit, and the queue read afterwards (nothing lost).
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def before_fix(stack: ExitStack) -> None:
     from textual import work
 
     import keepui_engine.search.finding as finding
+    import keepui_engine.work.worker as worker
     from keepui.messages import DocumentLoaded, SimilarLoaded
     from keepui.screens.document import SIMILAR, DocumentScreen
     from keepui_engine.work.gate import reader_opening
@@ -98,6 +100,7 @@ def before_fix(stack: ExitStack) -> None:
 
     stack.enter_context(mock.patch.object(DocumentScreen, "load_document", load_document))
     stack.enter_context(mock.patch.object(finding, "reader_opening", never_lends))
+    stack.enter_context(mock.patch.object(worker, "lower_priority", lambda: None))
 
 
 async def open_documents(b: Any, app: Any, pilot: Any) -> Any:

@@ -337,7 +337,7 @@ class StoreAccess:
                     self._engine.store.close()
                     self._engine = None
         self._lock.release()
-        self._stopped = worker
+        self._stopped = worker or self._stopped
 
     @property
     def background_running(self) -> bool:

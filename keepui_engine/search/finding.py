@@ -51,13 +51,13 @@ def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult
     if limit < 1:
         raise UsageError(f"--limit {limit}: give a number of hits of 1 or more.")
     filters = inputs.parse_tag_args(q.tags, allow_bare=True)
+    now_aware = datetime.now(UTC)
+    t0 = inputs.parse_time(q.since, now=now_aware, option="--since") if q.since else None
+    t1 = inputs.parse_time(q.until, now=now_aware, option="--until") if q.until else None
     qvec = None
     if mode != "bm25":  # before any read, so that every read below sees one state
         with reader_opening(first):
             qvec = query_vector(query, engine.vectors.embed_query)
-    now_aware = datetime.now(UTC)
-    t0 = inputs.parse_time(q.since, now=now_aware, option="--since") if q.since else None
-    t1 = inputs.parse_time(q.until, now=now_aware, option="--until") if q.until else None
     con = engine.store.con
     # The store answers about now: current versions (and their parts) unless the caller asks
     # about the past (--history: every version; --as-of: the versions current then).

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -9,6 +12,20 @@ from typing import Any
 from keepui_engine.work.gate import Abandoned
 
 Step = Callable[[str, list[str]], "dict[str, Any] | None"]
+BACKGROUND_NICE = 10
+"""How much lower the worker thread's CPU priority is than the owner's other threads."""
+
+
+def lower_priority() -> None:
+    """Give the calling thread a lower CPU priority (Linux, where each thread has its own
+    nice value, and the threads it starts, such as the model's thread pool, inherit it): the
+    owner's other threads (the TUI, requests) get the cores first while it computes."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError):  # a sandbox may refuse; the worker runs all the same
+        me = threading.get_native_id()
+        nice = os.getpriority(os.PRIO_PROCESS, me)
+        os.setpriority(os.PRIO_PROCESS, me, min(nice + BACKGROUND_NICE, 19))
 
 
 class WorkerThread(threading.Thread):
@@ -59,6 +76,7 @@ class WorkerThread(threading.Thread):
             self.join(timeout)
 
     def run(self) -> None:
+        lower_priority()
         while not self.stop_event.is_set():
             try:
                 result = self._step(self.owner, [self.owner])

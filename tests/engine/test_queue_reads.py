@@ -1,9 +1,12 @@
 """Reads beside the queue worker: a document, its versions and a diff come back while a
-background task is in its slow step; readers go before the worker's next turn; closing the
-owner abandons the task at its next checkpoint and gives it back to the queue."""
+background task is in its slow step; readers go before the worker's next turn, and the
+worker runs at a lower CPU priority; closing the owner abandons the task at its next
+checkpoint and gives it back to the queue."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +18,7 @@ from support import make_fake_store
 import keepui_engine.providers.summary as summary_module
 from keepui_engine import Workbench, open_workbench
 from keepui_engine.work.gate import Gate
+from keepui_engine.work.worker import BACKGROUND_NICE, WorkerThread
 
 WAIT_S = 60.0  # generous: a loaded machine is slow, but never this slow
 V1 = " ".join(f"Sentence {i} tells how the auth service checks a token." for i in range(40))
@@ -174,3 +178,20 @@ def test_a_find_lends_the_store_while_the_model_embeds_its_query(
     assert out[0].id == "rivers"
     go_on.set()
     assert finding.wait(WAIT_S)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice: Linux")
+def test_the_worker_thread_runs_at_a_lower_cpu_priority() -> None:
+    seen: list[int] = []
+    stepped = threading.Event()
+
+    def step(owner: str, live: list[str]) -> None:
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        stepped.set()
+
+    worker = WorkerThread(step, idle_s=WAIT_S)
+    worker.start()
+    assert stepped.wait(WAIT_S)
+    worker.stop(WAIT_S)
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert seen[0] == min(mine + BACKGROUND_NICE, 19)  # the UI and requests get the CPU first
