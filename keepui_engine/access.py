@@ -3,6 +3,7 @@ the store lock for one call (routing, serving, sessions)."""
 
 from __future__ import annotations
 
+import atexit
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 # Seconds after a client's write before the background worker takes the next task: a client's
 # `put DIR` sends batch after batch, and its reading between them is not idleness.
 FOREGROUND_GRACE_S = 3.0
+EXIT_JOIN_S = 10.0  # longest that a normal exit waits for a task close() abandoned
 
 
 class _NoLock:
@@ -338,6 +340,8 @@ class StoreAccess:
                     self._engine = None
         self._lock.release()
         self._stopped = worker or self._stopped
+        if worker is not None and worker.is_alive():  # a process ending while it is in the
+            atexit.register(worker.join, EXIT_JOIN_S)  # model may abort (os._exit skips this)
 
     @property
     def background_running(self) -> bool:
