@@ -28,15 +28,16 @@ def make_fake_store(path: Path, **overrides: object) -> Path:
     return path
 
 
-def break_summarizer(store: Path, **queue: int) -> None:
-    """Point the store's summarizer at a closed local port (every summary fails fast)."""
+def break_summarizer(store: Path, *, port: int = 9, timeout_s: int = 1, **queue: int) -> None:
+    """Point the store's summarizer at a local port: by default a closed one (every summary
+    fails fast); a test's own listener on `port` can hold a request instead."""
     toml = (store / "keepui.toml").read_text()
     toml = toml.replace('provider = "extractive"', 'provider = "openai-compatible"')
     toml = toml.replace(
-        '# base_url = "http://127.0.0.1:11434/v1"', 'base_url = "http://127.0.0.1:9/v1"'
+        '# base_url = "http://127.0.0.1:11434/v1"', f'base_url = "http://127.0.0.1:{port}/v1"'
     )
     toml = toml.replace('# model = "llama3.2"', 'model = "m"').replace(
-        "timeout_s = 60", "timeout_s = 1"
+        "timeout_s = 60", f"timeout_s = {timeout_s}"
     )
     for key, value in queue.items():
         toml = "\n".join(
@@ -78,3 +79,27 @@ def grey_png(width: int, height: int, exif_after_pixels: bytes | None = None) ->
         + tail
         + chunk(b"IEND", b"")
     )
+
+
+WAIT_S = 60.0  # generous: a loaded machine is slow, but never this slow
+AUTH_V1 = " ".join(f"Sentence {i} tells how the auth service checks a token." for i in range(40))
+AUTH_V2 = AUTH_V1 + " A new closing sentence says who rotates the signing keys."
+AUTH_SUMMARY = "The auth service checks tokens."
+
+
+class BlockingSummarizer:
+    """A summarizer whose every call waits until the test lets it go (`release`)."""
+
+    name = "blocking"
+    uses_context = False
+
+    def __init__(self) -> None:
+        import threading
+
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def summarize(self, text: str, *, context: list[str] | None = None) -> str:
+        self.entered.set()
+        assert self.release.wait(WAIT_S), "the test never let the summary finish"
+        return AUTH_SUMMARY

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import support
 from support import make_fake_store
 
 import keepui_engine.providers.summary as summary_module
@@ -20,25 +21,8 @@ from keepui_engine import Workbench, open_workbench
 from keepui_engine.work.gate import Gate
 from keepui_engine.work.worker import BACKGROUND_NICE, WorkerThread
 
-WAIT_S = 60.0  # generous: a loaded machine is slow, but never this slow
-V1 = " ".join(f"Sentence {i} tells how the auth service checks a token." for i in range(40))
-V2 = V1 + " A new closing sentence says who rotates the signing keys."
-
-
-class BlockingSummarizer:
-    """A summarizer whose every call waits until the test lets it go (`release`)."""
-
-    name = "blocking"
-    uses_context = False
-
-    def __init__(self) -> None:
-        self.entered = threading.Event()
-        self.release = threading.Event()
-
-    def summarize(self, text: str, *, context: list[str] | None = None) -> str:
-        self.entered.set()
-        assert self.release.wait(WAIT_S), "the test never let the summary finish"
-        return "The auth service checks tokens."
+WAIT_S, V1, V2, SUMMARY = support.WAIT_S, support.AUTH_V1, support.AUTH_V2, support.AUTH_SUMMARY
+BlockingSummarizer = support.BlockingSummarizer
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 import pytest
+import support
 from textual.widgets import Static
 from tui_helpers import settle
 
@@ -18,26 +19,8 @@ from keepui.screens.document import DocumentScreen, SimilarList
 from keepui.widgets.version_timeline import VersionTimeline
 from keepui_engine import Workbench
 
-WAIT_S = 60.0
-V1 = " ".join(f"Sentence {i} tells how the auth service checks a token." for i in range(40))
-V2 = V1 + " A new closing sentence says who rotates the signing keys."
-SUMMARY = "The auth service checks tokens."
-
-
-class BlockingSummarizer:
-    """A summarizer that waits until the test lets it go."""
-
-    name = "blocking"
-    uses_context = False
-
-    def __init__(self) -> None:
-        self.entered = threading.Event()
-        self.release = threading.Event()
-
-    def summarize(self, text: str, *, context: list[str] | None = None) -> str:
-        self.entered.set()
-        assert self.release.wait(WAIT_S), "the test never let the summary finish"
-        return SUMMARY
+WAIT_S, V1, V2, SUMMARY = support.WAIT_S, support.AUTH_V1, support.AUTH_V2, support.AUTH_SUMMARY
+BlockingSummarizer = support.BlockingSummarizer
 
 
 def shown(app: KeepuiApp, selector: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from support import make_fake_store
+from support import break_summarizer, make_fake_store
 
 from keepui_engine import open_workbench
 
@@ -117,7 +117,7 @@ def test_three_queries_typed_back_to_back_all_run(tmp_path: Path, tmux: Tmux) ->
     # no wait between them; the letters include keys that act in list mode (e, b, p, x, q)
     keys = ["alpha beta", "Enter", "/", "expected queue", "Enter", "gamma", "Enter"]
     tmux.run("send-keys", "-t", "smoke", *keys)
-    screen = tmux.wait_for(lambda s: "gamma-note" in s, "the last search's results")
+    screen = tmux.wait_for(lambda s: "gamma-note" in s, "the last search's results", 60)
     lines = [line for line in screen.splitlines() if line.strip()]
     assert lines[-1].split()[0] == "INPUT"  # still typing in the bar: nothing else opened
     assert "gamma" in lines[1] and "alpha" not in lines[1]  # the bar holds the last query
@@ -139,15 +139,7 @@ def test_quit_leaves_a_running_summary_queued(tmp_path: Path, tmux: Tmux) -> Non
     summarizer.settimeout(60)
     port = summarizer.getsockname()[1]
     store = make_fake_store(tmp_path / "store")
-    toml = (store / "keepui.toml").read_text()
-    toml = toml.replace('provider = "extractive"', 'provider = "openai-compatible"')
-    toml = toml.replace(
-        '# base_url = "http://127.0.0.1:11434/v1"', f'base_url = "http://127.0.0.1:{port}/v1"'
-    )
-    toml = toml.replace('# model = "llama3.2"', 'model = "m"').replace(
-        "timeout_s = 60", "timeout_s = 600"
-    )
-    (store / "keepui.toml").write_text(toml)
+    break_summarizer(store, port=port, timeout_s=600)  # a summary that never comes back
     with open_workbench(store, own=True) as wb:
         wb.put(
             " ".join(["The harbour keeps its boats safe from the winter tides."] * 20), id="long"
