@@ -19,6 +19,9 @@ def _isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("KEEPUI_STORE", str(home / ".keepui-default"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # Commands run in-process unless a test starts an owner itself (tests/cli/test_owner.py):
+    # an auto-started server would outlive the test and its temporary store.
+    monkeypatch.setenv("KEEPUI_NO_SERVER", "1")
 
 
 @pytest.fixture(scope="session")
