@@ -2,47 +2,91 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not typing's: the CLI's fast path must not pay for importing it
+if TYPE_CHECKING:
+    from typing import Any
 
-from keepui_engine.api import Workbench, open_workbench
-from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
-from keepui_engine.errors import (
-    ConfigError,
-    FlowError,
-    Interrupted,
-    KeepuiError,
-    NotFound,
-    ProviderError,
-    StoreError,
-    UsageError,
-)
-from keepui_engine.flows.model import ActionCall, FlowInfo, FlowResult, FlowTick, RuleTrace
-from keepui_engine.inputs import looks_like_path, now_id, source_kind
-from keepui_engine.interrupts import install as install_interrupts
-from keepui_engine.private import use_private_umask
-from keepui_engine.search.evaluation import EvalResult, evaluate, write_runs
-from keepui_engine.search.searches import compare_results
-from keepui_engine.store.pg_local import start_local_postgres, stop_local_postgres
-from keepui_engine.types import (
-    DeleteResult,
-    DiffRow,
-    FindQuery,
-    FindResult,
-    Hit,
-    IngestEntry,
-    IngestReport,
-    Item,
-    Part,
-    PutResult,
-    PutSpec,
-    ResultComparison,
-    SearchRecord,
-    Stats,
-    VersionDiff,
-    VersionInfo,
-)
+    from keepui_engine.api import Workbench, open_workbench
+    from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
+    from keepui_engine.errors import (
+        ConfigError,
+        FlowError,
+        Interrupted,
+        KeepuiError,
+        NotFound,
+        ProviderError,
+        StoreError,
+        UsageError,
+    )
+    from keepui_engine.flows.model import (
+        ActionCall,
+        FlowInfo,
+        FlowResult,
+        FlowTick,
+        RuleTrace,
+    )
+    from keepui_engine.inputs import looks_like_path, now_id, source_kind
+    from keepui_engine.interrupts import install as install_interrupts
+    from keepui_engine.private import use_private_umask
+    from keepui_engine.search.context import ContextResult, Passage
+    from keepui_engine.search.evaluation import EvalResult, evaluate, write_runs
+    from keepui_engine.search.judgments import Judgment, qrels_lines, queries_lines
+    from keepui_engine.search.reflection import Reflection
+    from keepui_engine.search.searches import compare_results
+    from keepui_engine.store.pg_local import start_local_postgres, stop_local_postgres
+    from keepui_engine.transfer import ImportReport
+    from keepui_engine.types import (
+        DeleteResult,
+        DiffRow,
+        FindQuery,
+        FindResult,
+        Hit,
+        IngestEntry,
+        IngestReport,
+        Item,
+        Part,
+        PutResult,
+        PutSpec,
+        ResultComparison,
+        SearchRecord,
+        Stats,
+        VersionDiff,
+        VersionInfo,
+    )
 
+# Every export is imported when first asked for: a command that talks to the store's owner
+# imports the facade, the types and the socket client, never numpy, DuckDB or the model.
+_TYPES = (
+    "DeleteResult DiffRow FindQuery FindResult Hit IngestEntry IngestReport Item Part PutResult "
+    "PutSpec ResultComparison SearchRecord Stats VersionDiff VersionInfo"
+)
+_ERRORS = (
+    "ConfigError FlowError Interrupted KeepuiError NotFound ProviderError StoreError UsageError"
+)
 _LAZY = {
+    **dict.fromkeys(_TYPES.split(), "keepui_engine.types"),
+    **dict.fromkeys(_ERRORS.split(), "keepui_engine.errors"),
+    "Workbench": "keepui_engine.api",
+    "open_workbench": "keepui_engine.api",
+    "Settings": "keepui_engine.config",
+    "load_settings": "keepui_engine.config",
+    "resolve_store": "keepui_engine.config",
+    "store_exists": "keepui_engine.config",
+    "ActionCall": "keepui_engine.flows.model",
+    "FlowInfo": "keepui_engine.flows.model",
+    "FlowResult": "keepui_engine.flows.model",
+    "FlowTick": "keepui_engine.flows.model",
+    "RuleTrace": "keepui_engine.flows.model",
+    "looks_like_path": "keepui_engine.inputs",
+    "now_id": "keepui_engine.inputs",
+    "source_kind": "keepui_engine.inputs",
+    "use_private_umask": "keepui_engine.private",
+    "EvalResult": "keepui_engine.search.evaluation",
+    "evaluate": "keepui_engine.search.evaluation",
+    "write_runs": "keepui_engine.search.evaluation",
+    "compare_results": "keepui_engine.search.searches",
+    "start_local_postgres": "keepui_engine.store.pg_local",
+    "stop_local_postgres": "keepui_engine.store.pg_local",
     "ContextResult": "keepui_engine.search.context",
     "Passage": "keepui_engine.search.context",
     "Reflection": "keepui_engine.search.reflection",
@@ -54,11 +98,18 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Types of the agent surfaces, imported when first asked for (not on every CLI start)."""
+    """An export, imported when first asked for (and then kept as a module attribute)."""
+    if name == "install_interrupts":
+        from keepui_engine.interrupts import install
+
+        globals()[name] = install
+        return install
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'keepui_engine' has no attribute {name!r}")
 
 
@@ -73,6 +124,10 @@ def parse_flow_params(raw: list[str] | None) -> dict[str, Any]:
 
 
 __all__ = [
+    "ImportReport",
+    "Judgment",
+    "qrels_lines",
+    "queries_lines",
     "ActionCall",
     "FlowError",
     "FlowInfo",

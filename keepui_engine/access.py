@@ -10,14 +10,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from keepui_engine import server
+from keepui_engine import owner, server
 from keepui_engine.config import Settings
 from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.locking import StoreLock
-from keepui_engine.routing import DECODE, READ_ONLY_OK, READS, SELF_CHECKING, WRITES, encode
-from keepui_engine.store.readonly import ReadOnlyStore, not_writable
+from keepui_engine.routing import (
+    DECODE,
+    READ_ONLY_OK,
+    READS,
+    SELF_CHECKING,
+    STARTS_OWNER,
+    WRITES,
+    encode,
+)
 from keepui_engine.types import FindQuery, PutSpec
 from keepui_engine.work.gate import Gate
+from keepui_engine.writable import not_writable
 
 if TYPE_CHECKING:
     from keepui_engine.engine import Engine
@@ -28,6 +36,11 @@ if TYPE_CHECKING:
 # `put DIR` sends batch after batch, and its reading between them is not idleness.
 FOREGROUND_GRACE_S = 3.0
 EXIT_JOIN_S = 10.0  # longest that a normal exit waits for a task close() abandoned
+
+
+# The stores this process serves: another Workbench of this process on one of them (a
+# command a client handed to `keepui serve`) calls the serving one directly, not its socket.
+_SERVING: dict[Path, StoreAccess] = {}
 
 
 class _NoLock:
@@ -91,6 +104,7 @@ class StoreAccess:
         # them (a put from another process must not share two cores with summaries).
         self._foreground = 0
         self._foreground_end = 0.0
+        self._last_work = time.monotonic()  # when the queue worker last ran (or looked)
         # Why the store cannot be written, while this Workbench has it open read-only.
         self._read_only: str | None = None
         if own and self._pg:
@@ -103,7 +117,7 @@ class StoreAccess:
                     "(find, get, list, stats, export) work on it without a server.",
                     "Store is read-only",
                 )
-            if server.is_up(settings.store):
+            if server.is_up(settings.store) and not self._took_over(settings.store):
                 raise StoreError(
                     f"another keepui process (pid {self._lock.holder() or '?'}) already holds "
                     f"{settings.store} and serves it; use that one, or stop it first.",
@@ -111,6 +125,17 @@ class StoreAccess:
                 )
             self._lock.acquire(settings.lock_timeout_s)
             self._engine = self._open_engine()
+
+    @staticmethod
+    def _took_over(store: Path) -> bool:
+        """Stop the server keepui started on its own for the store (an owner started on
+        purpose, the workbench or `keepui serve`, takes over from it); False when the store's
+        server is not one of those, or did not stop."""
+        info = owner.hello(str(store))
+        if info is None or info.get("kind") != "auto":
+            return False
+        owner.stop(str(store))
+        return not server.is_up(store)
 
     @property
     def store(self) -> Path:
@@ -134,6 +159,7 @@ class StoreAccess:
     def _open_engine(self, check_model: bool = True, read_only: bool = False) -> Engine:
         from keepui_engine.engine import Engine
         from keepui_engine.store import Store
+        from keepui_engine.store.readonly import ReadOnlyStore
 
         emb = self.embedder
         if self.settings.url is not None:
@@ -176,17 +202,30 @@ class StoreAccess:
                 self._refuse_write(op)
             return self._owned(op, args, "read" if op in READS else "write")
         store = self.settings.store
+        serving = _SERVING.get(store)
+        if serving is not None and serving._server is not None:  # we serve it: no socket
+            with serving._in_foreground(op in WRITES):
+                return serving._owned(op, args, "read" if op in READS else "write")
         wait = self.settings.answer_timeout_s
+        expected = owner.expect(str(store))
+        started = False
         while True:
             sock = server.connect(store, timeout=wait)
+            if sock is None and not started and self._may_start_owner(op):
+                started = True  # once: an owner that does not start leaves us in-process
+                if owner.ensure(str(store), owner.say):
+                    continue
             if sock is not None:
                 wire = {
                     k: encode(v) for k, v in args.items() if not callable(v)
                 }  # local callbacks stay
                 try:
-                    return DECODE[op](server.call(sock, op, wire, timeout=wait))
+                    return DECODE[op](server.call(sock, op, wire, wait, expected))
                 except server.Retry:
                     continue  # the server is stopping: its lock frees up in a moment
+                except owner.Stale as exc:
+                    self._replace_stale(exc)
+                    continue
             why = not_writable(store)
             if why is not None:  # nobody can hold it: read it as it is, without the lock
                 self._read_only = why
@@ -201,6 +240,33 @@ class StoreAccess:
             ):
                 with self._held(check_model=op not in SELF_CHECKING) as engine:
                     return getattr(engine, op)(**args)
+
+    def _may_start_owner(self, op: str) -> bool:
+        """Whether this call starts the store's owner when none runs: it needs the model or
+        queues work, and neither `KEEPUI_NO_SERVER` nor a read-only store forbids it."""
+        return op in STARTS_OWNER and not owner.no_server() and not self._pg
+
+    def _replace_stale(self, exc: owner.Stale) -> None:
+        """Stop a server of another keepui build or keepui.toml (it ran nothing)."""
+        store = str(self.settings.store)
+        info = owner.hello(store) or {}
+        if info.get("kind") not in ("auto", "serve"):  # the workbench: never stopped for us
+            raise StoreError(
+                f"the keepui process holding {store} (pid {info.get('pid', '?')}) runs "
+                f"another keepui build or read another keepui.toml ({exc}); close it and run "
+                "the command again.",
+                "Store held by another keepui",
+            )
+        if owner.say is not None:
+            owner.say(f"keepui: replacing the server of {store} ({exc} changed)")
+        owner.stop(store)
+        if server.is_up(self.settings.store):
+            raise StoreError(
+                f"the keepui server of {store} (pid {info.get('pid', '?')}) is another keepui "
+                f"build or read another keepui.toml ({exc}) and did not stop; stop it (keepui "
+                "serve --stop, or kill it) and run the command again.",
+                "Server not stopping",
+            )
 
     def _refuse_write(self, op: str) -> None:
         """Raise for an operation that writes, while the store is open read-only."""
@@ -236,13 +302,25 @@ class StoreAccess:
         return result
 
     # -- serving ------------------------------------------------------------------------------
-    def serve(self, *, worker: bool = True, on_note: Callable[[str], None] | None = None) -> None:
+    def serve(
+        self,
+        *,
+        worker: bool = True,
+        on_note: Callable[[str], None] | None = None,
+        kind: str = "workbench",
+        front: dict[str, Callable[[dict[str, Any], Callable[[], None]], Any]] | None = None,
+    ) -> None:
         """Answer other processes on the store socket and drain the queue (owners only).
 
         Args:
             worker: Run the queue worker too.
             on_note: Called with a line about what the server did on its own (a request
                 dropped because its client had gone); for the owner's log.
+            kind: `workbench` (a front end holding the store), `serve` (`keepui serve`) or
+                `auto` (started by a command, see `owner`): a server (`serve`, `auto`) refuses
+                clients of another build or keepui.toml, and an `auto` one gives the store up
+                to any other owner that starts.
+            front: Requests the front end answers itself (name -> callable(args, ready)).
         """
         if self._engine is None:
             raise UsageError("only a Workbench that owns the store can serve it.")
@@ -251,9 +329,35 @@ class StoreAccess:
                 self.start_worker()
             return
         self._server = server.StoreServer(self.settings.store, self._dispatch, on_note=on_note)
+        self._server.front.update(front or {})
+        started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        store = str(self.settings.store)
+        if kind != "workbench":
+            self._server.stamp = owner.expect(store)
+        self._server.about = lambda: {
+            "kind": kind,
+            "store": store,
+            "version": owner.VERSION,
+            "model": self.settings.embedding_model,
+            "started": started,
+            "log": str(self.settings.store / owner.LOG_NAME) if kind == "auto" else None,
+        }
         self._server.start()
+        _SERVING[self.settings.store] = self
         if worker:
             self.start_worker()
+
+    @property
+    def stop_asked(self) -> bool:
+        """Whether a client asked this owner's server to stop (`keepui serve --stop`, an
+        owner taking over from a server keepui started on its own)."""
+        return self._server is not None and self._server.stop_asked.is_set()
+
+    def idle_seconds(self) -> float:
+        """How long this owner has had nothing to do: no request from another process and
+        no queued task run (0 while either runs)."""
+        served = self._server.idle_for() if self._server is not None else float("inf")
+        return min(served, time.monotonic() - self._last_work)
 
     def start_worker(self, on_result: Any = None) -> None:
         """Start the thread that drains the pending queue (owners only; idempotent)."""
@@ -265,20 +369,23 @@ class StoreAccess:
             self._worker = WorkerThread(self._background_step, on_result=on_result)
             self._worker.start()
 
-    def _background_step(self, owner: str, live: list[str]) -> dict[str, Any] | None:
+    def _background_step(self, me: str, live: list[str]) -> dict[str, Any] | None:
         """One queued task, unless a put is running or ended less than FOREGROUND_GRACE_S ago."""
         if self._foreground or time.monotonic() - self._foreground_end < FOREGROUND_GRACE_S:
             return None
         if self._engine is None:
             return None  # closing
         # a background task lets go of the store while it summarizes or embeds (work.gate)
-        args = {"owner": owner, "live_owners": live}
+        args = {"owner": me, "live_owners": live}
         try:
             result: dict[str, Any] | None = self._owned("work_once", args, "background")
         except KeepuiError:
             raise
         except Exception as exc:
+            self._last_work = time.monotonic()
             raise _unexpected("work_once", exc) from exc
+        if result is not None:  # a task ran: the owner was not idle
+            self._last_work = time.monotonic()
         return result
 
     @contextmanager
@@ -325,6 +432,7 @@ class StoreAccess:
             worker.request_stop()
             self._gate.close()
         if self._server is not None:
+            _SERVING.pop(self.settings.store, None)
             self._server.stop()
             self._server = None
         with self._gate.enter("write"):
@@ -357,9 +465,21 @@ class StoreAccess:
 
     # -- operations -----------------------------------------------------------------------------
     @contextmanager
-    def _session(self) -> Iterator[None]:
-        """Hold the store for a run of many calls when nobody serves it (one model load)."""
+    def _session(self, runs: str | None = None) -> Iterator[None]:
+        """Hold the store for a run of many calls when nobody serves it (one model load).
+
+        Args:
+            runs: An operation the run makes: one that starts the store's owner
+                (`routing.STARTS_OWNER`) starts it now, and every call goes to it.
+        """
         if self._pg or self._engine is not None or server.is_up(self.settings.store):
+            yield
+            return
+        if (
+            runs is not None
+            and self._may_start_owner(runs)
+            and owner.ensure(str(self.settings.store), owner.say)
+        ):
             yield
             return
         why = not_writable(self.settings.store)

@@ -100,21 +100,22 @@ class Workbench(StoreAccess):
         """
         from keepui_engine.ingest.ingesting import ignore_globs, ingest
 
-        try:
-            ignore = ignore_globs(self.get(".ignore").text)
-        except NotFound:
-            ignore = []
-        return ingest(
-            self.put_many,
-            self.settings,
-            targets,
-            doc_id=id,
-            tags=tags,
-            exclude=exclude,
-            ignore=ignore,
-            progress=progress,
-            strict=strict,
-        )
+        with self._session("put_many"):  # the store's owner (started now) stores them all
+            try:
+                ignore = ignore_globs(self.get(".ignore").text)
+            except NotFound:
+                ignore = []
+            return ingest(
+                self.put_many,
+                self.settings,
+                targets,
+                doc_id=id,
+                tags=tags,
+                exclude=exclude,
+                ignore=ignore,
+                progress=progress,
+                strict=strict,
+            )
 
     # -- background work --------------------------------------------------------------------
     def pending(self, doc_id: str | None = None) -> dict[str, Any]:

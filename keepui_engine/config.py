@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from keepui_engine.config_values import BadNumber, check_flow_number, check_ranges
+from keepui_engine.config_values import not_negative as _not_negative
 from keepui_engine.config_values import positive as _positive
 from keepui_engine.config_values import typed as _get
 from keepui_engine.errors import ConfigError
@@ -42,6 +43,9 @@ lock_timeout_s = 60
 # when the owner sends nothing for this many seconds: it is stopped or hung (a busy owner
 # keeps sending a sign of life, however long the request takes).
 answer_timeout_s = 10
+# A server a command started on its own (keepui serve --auto) exits after this many seconds
+# with no request and no queued work; 0 keeps it running until keepui serve --stop.
+idle_exit = 900
 
 [search]
 # Recency decay: score x 0.5 ** (age_days / half_life_days). 0 or less disables it.
@@ -149,6 +153,8 @@ class Settings:
         lock_timeout_s: Bounded wait for the store lock.
         answer_timeout_s: A client of the store's server gives up after this many seconds
             without a byte from it.
+        idle_exit_s: A server started by a command exits after this many idle seconds (0:
+            never).
         half_life_days: Recency decay half-life (<= 0 disables).
         exact_max_vectors: Above this many vectors, search uses HNSW.
     """
@@ -163,6 +169,7 @@ class Settings:
     summary_max_chars: int = 500
     lock_timeout_s: float = 60.0
     answer_timeout_s: float = 10.0
+    idle_exit_s: float = 900.0
     half_life_days: float = 30.0
     exact_max_vectors: int = 30000
     search_mode: str = "hybrid"
@@ -222,7 +229,7 @@ def store_url(store: str | os.PathLike[str] | None) -> str | None:
     if not path.is_file():
         return None
     try:
-        url = tomllib.loads(path.read_text(encoding="utf-8")).get("store", {}).get("url")
+        url = _parsed(path).get("store", {}).get("url")
     except (OSError, tomllib.TOMLDecodeError):
         return None  # load_settings reports the broken file
     if url is not None and not is_url(url):
@@ -298,10 +305,32 @@ def load_settings(store: str | os.PathLike[str] | None = None, *, create: bool =
                 "Choose a writable directory with --store."
             ) from exc
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = _parsed(path)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}. Fix the file or delete it to get the defaults.") from exc
     return _from_toml(data, str(path), root)
+
+
+# keepui.toml as last parsed, by path, with the size, time and inode it had: a long-lived
+# process (keepui serve runs many commands) parses it again only when it changes.
+_PARSED: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
+def _parsed(path: Path) -> dict[str, Any]:
+    """keepui.toml parsed (read-only: callers share the dict).
+
+    Raises:
+        OSError: It cannot be read.
+        tomllib.TOMLDecodeError: It is not TOML.
+    """
+    st = path.stat()
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    cached = _PARSED.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    _PARSED[path] = (stamp, data)
+    return data
 
 
 def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = None) -> Settings:
@@ -362,6 +391,7 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
         summary_max_chars=int(_get(st, "summary_max_chars", int, 500, where)),  # type: ignore[call-overload]
         lock_timeout_s=float(_get(st, "lock_timeout_s", float, 60.0, where)),  # type: ignore[arg-type]
         answer_timeout_s=_positive(sv, "answer_timeout_s", float, 10.0, where),
+        idle_exit_s=_not_negative(sv, "idle_exit", float, 900.0, where),
         half_life_days=float(_get(se, "half_life_days", float, 30.0, where)),  # type: ignore[arg-type]
         exact_max_vectors=int(_get(se, "exact_max_vectors", int, 30000, where)),  # type: ignore[call-overload]
         search_mode=str(_get(se, "mode", str, "hybrid", where)),

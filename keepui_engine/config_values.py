@@ -74,6 +74,22 @@ def typed(table: dict[str, object], key: str, kind: type, default: object, where
     return value
 
 
+def not_negative(
+    table: dict[str, object], key: str, kind: type, default: object, where: str
+) -> float:
+    """`table[key]` (or `default`), a finite number of at least 0.
+
+    Raises:
+        BadNumber: Not a number, not finite, or below 0.
+    """
+    value = float(typed(table, key, kind, default, where))  # type: ignore[arg-type]
+    if value < 0:
+        raise BadNumber(
+            f"{where}: `{key}` must be 0 or more, got {value:g}. Fix it in keepui.toml."
+        )
+    return value
+
+
 def positive(table: dict[str, object], key: str, kind: type, default: object, where: str) -> float:
     """`table[key]` (or `default`), a finite number greater than 0.
 

@@ -15,6 +15,8 @@ from keepui_engine.moments import LATEST as LATEST
 from keepui_engine.moments import iso as iso
 from keepui_engine.moments import parse_moment as parse_moment
 from keepui_engine.moments import parse_time as parse_time
+from keepui_engine.pathlike import FILE_EXTENSIONS as FILE_EXTENSIONS
+from keepui_engine.pathlike import looks_like_path as looks_like_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -206,35 +208,6 @@ def local_path(source: str) -> Path | None:
     except (OSError, RuntimeError, ValueError):  # a name too long, an unknown ~user
         return None
     return None
-
-
-# Extensions that make a one-line SOURCE a file name rather than a note (the formats keepui
-# reads, and the common text, data and code files).
-_EXTENSIONS = """\
-    pdf docx doc pptx ppt xlsx xls odt ods odp rtf epub html htm xhtml xml md markdown rst
-    txt text log csv tsv json jsonl yaml yml toml ini cfg conf tex bib org adoc py js ts tsx
-    jsx java c h cc cpp hpp go rs rb php sh bash zsh sql r ipynb css scss svg mp3 flac ogg oga
-    opus wav aiff aif m4a wma aac jpg jpeg png gif tif tiff webp bmp heic eml msg zip gz"""
-FILE_EXTENSIONS = frozenset(_EXTENSIONS.split())
-
-
-def looks_like_path(source: str) -> bool:
-    """Whether a SOURCE that names no existing file was meant as a path, not as a note.
-
-    True for one line that starts with `~`, `./`, `../` or `/`; or holds no space and contains
-    a path separator or starts with `.`; or ends in a known file extension (`notes.md`).
-    A sentence with a slash in it ("TCP/IP won") stays a note.
-    """
-    text = source.strip()
-    if not text or "\n" in text or len(text) > 4096:
-        return False
-    if text.startswith(("~", "./", "../", "/", ".\\")):
-        return True
-    spaced = any(c.isspace() for c in text)
-    if not spaced and ("/" in text or os.sep in text or text.startswith(".")):
-        return True
-    stem, dot, ext = text.rpartition(".")
-    return bool(dot and stem and not stem.endswith((" ", ".")) and ext.lower() in FILE_EXTENSIONS)
 
 
 def source_kind(source: str | None) -> str:

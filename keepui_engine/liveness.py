@@ -19,6 +19,7 @@ import threading
 from typing import Any
 
 from keepui_engine.errors import StoreError, error_from_dict
+from keepui_engine.owner import Stale
 
 MAX_LINE = 256 * 1024 * 1024
 ANSWER_TIMEOUT_S = 10.0
@@ -48,7 +49,11 @@ class NotAnswering(StoreError):
 
 
 def call(
-    sock: socket.socket, op: str, args: dict[str, Any], timeout: float = ANSWER_TIMEOUT_S
+    sock: socket.socket,
+    op: str,
+    args: dict[str, Any],
+    timeout: float = ANSWER_TIMEOUT_S,
+    expected: dict[str, str] | None = None,
 ) -> Any:
     """Send one request and return the result (raising the server's error as-is).
 
@@ -62,6 +67,7 @@ def call(
     Raises:
         StoreError: The server stopped answering, or closed the connection.
         Retry: The server is stopping and did not run the request.
+        owner.Stale: The server is another build or read another keepui.toml (`expected`).
     """
     beat = max(MIN_BEAT_S, timeout / 4)
     creds = peer(sock)
@@ -70,7 +76,10 @@ def call(
     with sock:
         sock.settimeout(timeout)
         try:
-            sock.sendall(json.dumps({"op": op, "args": args, "beat": beat}).encode() + b"\n")
+            message = {"op": op, "args": args, "beat": beat}
+            if expected is not None:
+                message["expect"] = expected
+            sock.sendall(json.dumps(message).encode() + b"\n")
             got = bytearray()
             while True:
                 chunk = sock.recv(1 << 20)
@@ -99,6 +108,8 @@ def call(
     reply = json.loads(got.split(b"\n", 1)[0])
     if reply.get("retry"):
         raise Retry("the server is stopping")
+    if reply.get("stale"):
+        raise Stale(reply)
     if not reply.get("ok"):
         raise error_from_dict(reply.get("error", {}))
     return reply.get("result")

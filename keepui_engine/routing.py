@@ -42,6 +42,23 @@ DECODE: dict[str, Any] = {
 SELF_CHECKING = {"reindex", "doctor"}
 
 
+# Operations that start the store's owner (`keepui serve --auto`) when none runs: they need
+# the model, or queue work that its worker then drains (see `owner`).
+STARTS_OWNER = {
+    "put_many",
+    "find",
+    "find_deep",
+    "reflect",
+    "related",
+    "tag",
+    "delete",
+    "analyze",
+    "summarize",
+    "import_page",
+    "work_once",
+    "pending_retry",
+}
+
 WRITES = {"put_many", "tag", "analyze", "import_page", "judge", "unjudge", "summarize"}
 # Operations that only read (their cache and access-time writes are best effort): in an owner
 # they run while a writer computes (see work.gate), and a read-only store can answer them. Any

@@ -3,19 +3,19 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import select
 import socket
 import socketserver
-import stat
-import tempfile
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from keepui_engine import owner
 from keepui_engine.errors import KeepuiError, StoreError
 from keepui_engine.liveness import (
     ANSWER_TIMEOUT_S,
@@ -40,7 +40,7 @@ __all__ = [
     "private_run_dir",
     "socket_path",
 ]
-SOCKET_NAME = "keepui.sock"
+SOCKET_NAME = owner.SOCKET_NAME
 STOP_POLL_S = 0.05  # how often the serving thread looks whether `stop` was asked (it waits)
 
 
@@ -49,53 +49,13 @@ class _Gone(Exception):
 
 
 def socket_path(store: Path) -> Path:
-    """Where the store's socket lives: in the store, or, when that path is too long for a
-    Unix socket, in a directory only this user can write (see `private_run_dir`)."""
-    path = store / SOCKET_NAME
-    if len(str(path)) < 100:
-        return path
-    digest = hashlib.sha256(str(store).encode()).hexdigest()[:16]
-    return private_run_dir() / f"{digest}.sock"
+    """Where the store's socket lives (see `owner.socket_path`)."""
+    return Path(owner.socket_path(store))
 
 
 def private_run_dir() -> Path:
-    """A directory for sockets that only this user can create files in: `$XDG_RUNTIME_DIR/
-    keepui`, else `~/.cache/keepui/run`, else (when that path is too long for a socket)
-    `/tmp/keepui-UID`; created 0700, and refused unless it is ours, not a symlink, and closed
-    to everyone else (another user could otherwise create our socket first and read what we
-    send it)."""
-    candidates = []
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and Path(runtime).is_absolute():
-        candidates.append(Path(runtime) / "keepui")
-    candidates.append(Path.home() / ".cache" / "keepui" / "run")
-    candidates.append(Path(tempfile.gettempdir()) / f"keepui-{os.getuid()}")
-    for path in candidates:
-        if len(str(path)) < 80:
-            return _checked_private_dir(path)
-    return _checked_private_dir(candidates[-1])
-
-
-def _checked_private_dir(path: Path) -> Path:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.mkdir(mode=0o700, exist_ok=True)
-        info = os.lstat(path)
-    except OSError as exc:
-        raise StoreError(
-            f"cannot create the socket directory {path}: {exc}. Use a shorter --store path."
-        ) from exc
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise StoreError(f"{path} is not a directory: refusing to put the store socket there.")
-    if info.st_uid != os.getuid():
-        raise StoreError(
-            f"{path} belongs to user {info.st_uid}, not to you: another user may be trying to "
-            "intercept keepui's socket. Remove it (as its owner or root), or use a shorter "
-            "--store path."
-        )
-    if info.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
+    """The private directory for sockets of long store paths (see `owner.private_run_dir`)."""
+    return Path(owner.private_run_dir())
 
 
 def connect(store: Path, timeout: float = ANSWER_TIMEOUT_S) -> socket.socket | None:
@@ -183,7 +143,11 @@ class _Handler(socketserver.StreamRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             self.wfile.write(json.dumps(_failure(exc)).encode() + b"\n")
             return
-        with Beat(self.request, every) as beat:
+        quick = server.quick(op, request.get("expect"))
+        if quick is not None:  # about the server itself, or refused: nothing runs
+            self.wfile.write(json.dumps(quick).encode() + b"\n")
+            return
+        with server.busy(), Beat(self.request, every) as beat:
 
             def ready() -> None:
                 if server.stopping:
@@ -246,6 +210,17 @@ class StoreServer:
         self._dispatch = dispatch
         self._on_note = on_note
         self.stopping = False
+        # Operations of the front end that serves (e.g. a whole CLI command), by name:
+        # Callable(args, ready) -> JSON-ready result; they take no turn on the store themselves.
+        self.front: dict[str, Callable[[dict[str, Any], Callable[[], None]], Any]] = {}
+        # What a request's `expect` must match (see `owner`), and what `__hello__` adds.
+        self.stamp: dict[str, str] = {}
+        self.about: Callable[[], dict[str, Any]] = dict
+        self.stop_asked = threading.Event()  # a client sent `__stop__`
+        self._count = threading.Lock()
+        self.in_flight = 0
+        self.requests = 0
+        self.last_active = time.monotonic()
         self.path.unlink(missing_ok=True)
         self._server = _UnixServer(str(self.path), _Handler)
         os.chmod(self.path, 0o600)
@@ -256,7 +231,60 @@ class StoreServer:
         """Run one request in its turn (see the class docstring)."""
         if self.stopping:
             raise Retry("stopping")
+        if op in self.front:
+            ready()
+            return self.front[op](args, ready)
         return self._dispatch(op, args, ready)
+
+    def quick(self, op: str, expected: Any) -> dict[str, Any] | None:
+        """The answer to a request that runs nothing: `__hello__`, `__stop__`, or a refusal
+        because the client expects another server (`stale`); None for every other request."""
+        if op == "__hello__":
+            return {"ok": True, "result": self.hello()}
+        if op == "__stop__":
+            self.stop_asked.set()
+            return {"ok": True, "result": {"pid": os.getpid(), "state": "stopping"}}
+        if isinstance(expected, dict) and self.stamp:
+            stale = {
+                k: {"client": v, "server": self.stamp.get(k)}
+                for k, v in expected.items()
+                if k in self.stamp and self.stamp[k] != v
+            }
+            if stale:
+                return {"ok": False, "stale": stale, "pid": os.getpid()}
+        return None
+
+    def hello(self) -> dict[str, Any]:
+        """What this server says about itself."""
+        with self._count:
+            busy, count, idle = self.in_flight, self.requests, time.monotonic() - self.last_active
+        return {
+            "pid": os.getpid(),
+            "build": self.stamp.get("build"),
+            "in_flight": busy,
+            "requests": count,
+            "idle_s": 0.0 if busy else round(idle, 1),
+            "ops": sorted(self.front),
+            **self.about(),
+        }
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """Count a request in flight (the owner's idle clock stops while any runs)."""
+        with self._count:
+            self.in_flight += 1
+            self.requests += 1
+        try:
+            yield
+        finally:
+            with self._count:
+                self.in_flight -= 1
+                self.last_active = time.monotonic()
+
+    def idle_for(self) -> float:
+        """Seconds since the last request ended; 0 while one runs."""
+        with self._count:
+            return 0.0 if self.in_flight else time.monotonic() - self.last_active
 
     def note(self, line: str) -> None:
         """Tell the owner's log."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: the fast path (keepui.cli.thin) must not import it
 if TYPE_CHECKING:
+    from typing import Any
+
     from keepui_engine import Workbench
 
 
@@ -42,23 +44,62 @@ def leave_abandoned_work(wb: Workbench, code: int = 0) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and map failures to exit codes (never a traceback, never a silent exit)."""
+    args = without_no_server(sys.argv[1:] if argv is None else argv)
     one_blas_thread()
-    from keepui_engine import use_private_umask
+    from keepui_engine.private import use_private_umask
 
     use_private_umask()  # every file keepui writes (store, WAL, logs, exports) is the user's
-    args = sys.argv[1:] if argv is None else argv
+    from keepui_engine import owner
+
+    owner.say = _say  # "starting a server for STORE…", from whichever path starts one
+    code: int | None = None
+    if args:
+        from keepui.cli import thin
+
+        try:
+            code = thin.run(args)  # an everyday command, whole, to the store's server
+        except KeyboardInterrupt:
+            code = _interrupted("--json" in args or "--nl" in args)
+    if code is None:
+        code = run_args(args)
+    sys.exit(code)
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def without_no_server(args: list[str]) -> list[str]:
+    """The arguments without `--no-server` (anywhere before `--`), which sets
+    KEEPUI_NO_SERVER=1 for this process: the command runs here, not in the store's server."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--no-server" not in args[:end]:
+        return args
+    os.environ["KEEPUI_NO_SERVER"] = "1"
+    return [a for a in args[:end] if a != "--no-server"] + args[end:]
+
+
+def run_args(args: list[str], *, remote: bool = False) -> int:
+    """Run one command line in this process; its exit code.
+
+    Args:
+        args: The arguments after `keepui`.
+        remote: Run for a client of this process (`keepui serve`): no terminal of our own
+            (no workbench, no signal handlers).
+    """
     from keepui.cli.output import json_wanted
 
     json_ = json_wanted(args)
     try:
-        if not args and sys.stdin.isatty() and sys.stdout.isatty():
+        if not args and not remote and sys.stdin.isatty() and sys.stdout.isatty():
             from keepui.cli.tui import run_tui  # bare `keepui`: the workbench, no Typer detour
 
             code: int | None = run_tui(None)
         elif not args:  # not in a terminal (a script, a pipe): the help, as before
             code = _run_typer(["--help"], json_)
         else:
-            if args[0] not in (
+            if not remote and args[0] not in (
                 "tui",
                 "serve",
                 "serve-pg",
@@ -78,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         code = _interrupted(json_)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: an error, not a traceback
         code = _unexpected(exc, json_)
-    sys.exit(code)
+    return 0 if code is None else code
 
 
 def _run_typer(args: list[str], json_: bool = False) -> int:

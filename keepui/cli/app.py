@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from typing import Annotated
@@ -146,8 +147,10 @@ _METAVARS = {
 _ARGS = {"doc_id": "ID"}
 
 
+@functools.cache
 def command() -> typer.main.TyperGroup:
-    """The Click command for the app, with readable metavars on every option and argument."""
+    """The Click command for the app, with readable metavars on every option and argument
+    (built once: `keepui serve` runs many command lines)."""
     root = typer.main.get_command(app)
     commands = [root, *getattr(root, "commands", {}).values()]
     for cmd in commands:

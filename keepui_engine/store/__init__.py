@@ -22,11 +22,11 @@ from keepui_engine.store import documents
 from keepui_engine.store.schema import migrate
 from keepui_engine.store.vector_files import attested_max_key
 from keepui_engine.store.vectors import VectorIndex
+from keepui_engine.writable import DB_NAME
 
 if TYPE_CHECKING:
     from keepui_engine.store.fulltext import FullText
 
-DB_NAME = "keepui.duckdb"
 DERIVED = ("vectors.json", "bm25", DB_NAME + ".wal")  # what only a store with a database has
 
 

@@ -3,8 +3,6 @@ permission): the read-only DuckDB store, and the writes a read does without."""
 
 from __future__ import annotations
 
-import errno
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,28 +13,9 @@ from keepui_engine.errors import StoreError
 from keepui_engine.store import DB_NAME, Store
 from keepui_engine.store.fulltext import FullText
 from keepui_engine.store.schema import MIGRATIONS
+from keepui_engine.writable import not_writable
 
-
-def not_writable(root: Path) -> str | None:
-    """Why keepui cannot write the store at `root`, or None when it can.
-
-    Tried for real on the lock's files, which every writer opens read-write first (permission
-    bits do not tell for root, nor for a read-only mount); the database file itself is never
-    opened here: closing any descriptor of it would drop this process's DuckDB locks on it.
-    """
-    db = root / DB_NAME
-    if not db.exists():
-        return None  # no store yet: opening it says what is wrong
-    for path in (root / "store.lock", root / "store.queue"):
-        try:
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        except OSError as exc:
-            if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-                return f"{path} cannot be written ({exc.strerror})"
-            return None  # another failure: let opening the store report it
-    if not os.access(db, os.W_OK):
-        return f"{db} cannot be written (permission denied)"
-    return None
+__all__ = ["ReadOnlyStore", "not_writable", "try_write"]
 
 
 def try_write(store: Any, sql: str, params: list[Any]) -> bool:

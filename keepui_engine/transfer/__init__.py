@@ -94,7 +94,7 @@ def import_lines(
     counts: dict[str, int] = {}
     ids: list[dict[str, Any]] = []
     stored = wb.stats().model if header.model else None
-    with wb._session():
+    with wb._session("import_page"):
         for start in range(0, len(items), IMPORT_BATCH):
             batch = [wire(item) for _, item in items[start : start + IMPORT_BATCH]]
             done = wb._call(

@@ -1,0 +1,392 @@
+"""The store's owner process, as a client sees it: found, asked, started, replaced, stopped.
+
+The first command that needs the model starts `keepui serve --auto` for its store in the
+background (detached, logging to STORE/server.log); later commands talk to it over the store
+socket. Everything here is light to import (no numpy, DuckDB or model; `typing` neither): the
+CLI's fast path runs on it before anything else loads.
+
+A request carries what the client expects of its server (`expect`): this keepui build and
+this keepui.toml. A server that differs answers `stale` instead of running anything, and is
+replaced, never used. Starting is serialised by a flock on STORE/server.start, so two
+commands racing to start one start exactly one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+VERSION = "0.1.0"
+SOCKET_NAME = "keepui.sock"
+LOG_NAME = "server.log"
+START_LOCK = "server.start"
+CONFIG_NAME = "keepui.toml"
+LOG_KEEP_BYTES = 1 << 20  # a log over 1 MB is cut to its last half when a server starts
+START_TIMEOUT_S = 90.0  # opening a damaged or huge store can take long; the log tells why
+STOP_TIMEOUT_S = 20.0
+ANSWER_TIMEOUT_S = 10.0
+TRUE = ("1", "true", "yes", "on")
+# Where a command says that it starts a server (the CLI sets it to write to stderr).
+say: Callable[[str], None] | None = None
+
+
+def no_server() -> bool:
+    """Whether commands must run in this process (`KEEPUI_NO_SERVER=1` or `--no-server`)."""
+    return os.environ.get("KEEPUI_NO_SERVER", "").strip().lower() in TRUE
+
+
+def is_url(text: str) -> bool:
+    """Whether a store argument is a PostgreSQL URL (those stores start no owner)."""
+    return text.startswith(("postgresql://", "postgres://"))
+
+
+def store_dir(store: str | os.PathLike[str] | None) -> str:
+    """The store directory as `config.resolve_store` finds it (argument, $KEEPUI_STORE,
+    ~/.keepui), made absolute with symlinks resolved."""
+    raw = os.fspath(store) if store else os.environ.get("KEEPUI_STORE") or "~/.keepui"
+    return os.path.realpath(os.path.expanduser(raw))
+
+
+def store_exists(store: str) -> bool:
+    """Whether a directory holds a keepui store (its keepui.toml or its database)."""
+    return os.path.isfile(os.path.join(store, CONFIG_NAME)) or os.path.isfile(
+        os.path.join(store, "keepui.duckdb")
+    )
+
+
+def socket_path(store: str | os.PathLike[str]) -> str:
+    """Where the store's socket lives: in the store, or, when that path is too long for a
+    Unix socket, in a directory only this user can write (see `private_run_dir`)."""
+    path = os.path.join(os.fspath(store), SOCKET_NAME)
+    if len(path) < 100:
+        return path
+    import hashlib
+
+    digest = hashlib.sha256(os.fspath(store).encode()).hexdigest()[:16]
+    return os.path.join(private_run_dir(), f"{digest}.sock")
+
+
+def private_run_dir() -> str:
+    """A directory for sockets that only this user can create files in: `$XDG_RUNTIME_DIR/
+    keepui`, else `~/.cache/keepui/run`, else (when that path is too long for a socket)
+    `/tmp/keepui-UID`; created 0700, and refused unless it is ours, not a symlink, and closed
+    to everyone else (another user could otherwise create our socket first and read what we
+    send it)."""
+    import tempfile
+
+    candidates = []
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):
+        candidates.append(os.path.join(runtime, "keepui"))
+    candidates.append(os.path.join(os.path.expanduser("~"), ".cache", "keepui", "run"))
+    candidates.append(os.path.join(tempfile.gettempdir(), f"keepui-{os.getuid()}"))
+    for path in candidates:
+        if len(path) < 80:
+            return _checked_private_dir(path)
+    return _checked_private_dir(candidates[-1])
+
+
+def _checked_private_dir(path: str) -> str:
+    import stat
+
+    from keepui_engine.errors import StoreError
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the socket directory {path}: {exc}. Use a shorter --store path."
+        ) from exc
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"{path} is not a directory: refusing to put the store socket there.")
+    if info.st_uid != os.getuid():
+        raise StoreError(
+            f"{path} belongs to user {info.st_uid}, not to you: another user may be trying to "
+            "intercept keepui's socket. Remove it (as its owner or root), or use a shorter "
+            "--store path."
+        )
+    if info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+# -- what a client expects of its server --------------------------------------------------------
+def build_id() -> str:
+    """This keepui's build: its version and a checksum of its source files' sizes and times
+    (an edited or reinstalled keepui is another build). `KEEPUI_BUILD` overrides it."""
+    forced = os.environ.get("KEEPUI_BUILD")
+    if forced:
+        return forced
+    import zlib
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    seen: list[str] = []
+    for top in (here, os.path.join(os.path.dirname(here), "keepui")):
+        stack = [top]
+        while stack:
+            try:
+                entries = list(os.scandir(stack.pop()))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name == "__pycache__":
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith((".py", ".tcss")):
+                    st = entry.stat()
+                    seen.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
+    seen.sort()
+    return f"{VERSION}+{zlib.crc32(chr(10).join(seen).encode()):08x}"
+
+
+def config_stamp(store: str) -> str:
+    """keepui.toml as a server read it (its size and time): a changed file means a new server
+    (another model, other limits)."""
+    try:
+        st = os.stat(os.path.join(store, CONFIG_NAME))
+    except OSError:
+        return "none"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def expect(store: str) -> dict[str, str]:
+    """What a request to the store's server requires of it."""
+    return {"build": build_id(), "config": config_stamp(store)}
+
+
+# -- talking to it -----------------------------------------------------------------------------
+class Stale(Exception):
+    """The server is another keepui build or read another keepui.toml: it ran nothing."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        super().__init__(", ".join(sorted(reply.get("stale") or {})))
+        self.reply = reply
+
+
+def connect(store: str, timeout: float = ANSWER_TIMEOUT_S) -> socket.socket | None:
+    """A connection to the store's server, or None when none answers (a stale socket file, a
+    socket or a process of another user: those get nothing sent, the caller runs in-process,
+    where `server.connect` reports them)."""
+    path = socket_path(store)
+    try:
+        if os.lstat(path).st_uid != os.getuid():
+            return None
+    except OSError:
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None
+    uid = _peer_uid(sock)
+    if uid is not None and uid != os.getuid():
+        sock.close()
+        return None
+    return sock
+
+
+def _peer_uid(sock: socket.socket) -> int | None:
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    import struct
+
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return None
+    return int(struct.unpack("3i", creds)[1])
+
+
+def request(
+    sock: socket.socket,
+    op: str,
+    args: dict[str, Any],
+    *,
+    expected: dict[str, str] | None = None,
+    timeout: float = ANSWER_TIMEOUT_S,
+) -> dict[str, Any]:
+    """Send one request and return the server's reply as it is (`ok`, `result` or `error`,
+    `retry`, `stale`); the connection is closed after. The server sends whitespace while it
+    works, so `timeout` bounds its silence, not the request.
+
+    Raises:
+        OSError: The connection failed or the server went silent (TimeoutError).
+        ValueError: The answer is not JSON.
+    """
+    message: dict[str, Any] = {"op": op, "args": args, "beat": max(0.05, timeout / 4)}
+    if expected is not None:
+        message["expect"] = expected
+    with sock:
+        sock.settimeout(timeout)
+        sock.sendall(json.dumps(message).encode() + b"\n")
+        got = bytearray()
+        while b"\n" not in got:
+            chunk = sock.recv(1 << 20)
+            if not chunk:
+                break
+            got += chunk
+    line = bytes(got).lstrip(b" \t").split(b"\n", 1)[0]
+    if not line:
+        raise ConnectionError("the keepui server closed the connection without an answer")
+    reply: dict[str, Any] = json.loads(line)
+    return reply
+
+
+def hello(store: str, timeout: float = 2.0) -> dict[str, Any] | None:
+    """What the store's server says about itself (pid, build, model, idle time…), or None."""
+    sock = connect(store, timeout)
+    if sock is None:
+        return None
+    try:
+        reply = request(sock, "__hello__", {}, timeout=timeout)
+    except (OSError, ValueError):
+        return None
+    result = reply.get("result")
+    return result if reply.get("ok") and isinstance(result, dict) else None
+
+
+def is_up(store: str) -> bool:
+    """Whether a server answers on the store's socket."""
+    sock = connect(store, 1.0)
+    if sock is None:
+        return False
+    sock.close()
+    return True
+
+
+# -- starting and stopping ---------------------------------------------------------------------
+def ensure(store: str, say: Callable[[str], None] | None = None) -> bool:
+    """Start the store's owner unless one answers; True once one does.
+
+    Only one process starts it (a flock on STORE/server.start); the others wait for that
+    one's socket. False when it could not start (its log says why: the caller runs the
+    command in its own process, which reports the same failure the usual way).
+    """
+    if is_up(store):
+        return True
+    import fcntl
+    from pathlib import Path
+
+    from keepui_engine.private import make_private_dir
+
+    try:
+        make_private_dir(Path(store))
+        fd = os.open(os.path.join(store, START_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False  # a read-only store: nobody can own it, the command reads in-process
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if is_up(store):
+            return True
+        if say is not None:
+            say(
+                f"keepui: starting a server for {store} (it loads the embedding model once; "
+                "later commands use it; log: server.log in the store)…"
+            )
+        return _spawn_and_wait(store)
+    finally:
+        os.close(fd)  # closing the descriptor lets go of the flock
+
+
+def _spawn_and_wait(store: str) -> bool:
+    import subprocess
+
+    log_path = os.path.join(store, LOG_NAME)
+    _trim(log_path)
+    env = dict(os.environ)
+    env.pop("KEEPUI_NO_SERVER", None)
+    env["KEEPUI_STORE"] = store
+    with open(log_path, "ab") as log:
+        os.chmod(log_path, 0o600)
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", "keepui", "serve", "--auto", "--store", store],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            cwd="/",
+            env=env,
+            start_new_session=True,  # not in the terminal's process group: Ctrl+C is ours
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    pause = 0.02
+    while time.monotonic() < deadline:
+        if is_up(store):
+            return True
+        if proc.poll() is not None:
+            return is_up(store)  # it exited: another owner (a workbench) may have won
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.2)
+    return False
+
+
+def _trim(log_path: str) -> None:
+    try:
+        size = os.path.getsize(log_path)
+        if size <= LOG_KEEP_BYTES:
+            return
+        with open(log_path, "rb") as f:
+            f.seek(size - LOG_KEEP_BYTES // 2)
+            tail = f.read()
+        with open(log_path, "wb") as f:
+            f.write(tail)
+    except OSError:
+        pass
+
+
+def stop(store: str, timeout: float = STOP_TIMEOUT_S) -> dict[str, Any] | None:
+    """Ask the store's server to stop and wait until its socket is gone; what it said about
+    itself before (None when none ran). A server that does not stop in time gets SIGTERM."""
+    info = hello(store)
+    if info is None:
+        return None
+    sock = connect(store, 2.0)
+    if sock is not None:
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):
+            request(sock, "__stop__", {}, timeout=2.0)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not is_up(store) and not _alive(int(info.get("pid") or 0)):
+            return info
+        time.sleep(0.05)
+    pid = int(info.get("pid") or 0)
+    if pid and _alive(pid):
+        import signal
+
+        os.kill(pid, signal.SIGTERM)
+        end = time.monotonic() + 5.0
+        while _alive(pid) and time.monotonic() < end:
+            time.sleep(0.05)
+    return info
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:  # our own child that has exited is a zombie until reaped: reap it
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
