@@ -109,11 +109,33 @@ class FlowError(UsageError):
 
 
 class Interrupted(KeepuiError):
-    """Ctrl-C or SIGTERM stopped a long command; what was finished is stored."""
+    """Ctrl-C or SIGTERM stopped a long command; what was finished is stored.
+
+    Args:
+        stored: The ids the command had stored before it stopped (a command that prints
+            ids prints these; `--json` lists them in its error document).
+    """
 
     exit_code = 130
     kind = "interrupted"
     public_kind = "interrupted"
+
+    def __init__(
+        self,
+        message: str,
+        title: str | None = None,
+        hint: str | None = None,
+        stored: list[str] | None = None,
+    ) -> None:
+        super().__init__(message, title, hint)
+        self.stored = list(stored or [])
+
+    def to_dict(self) -> dict[str, str | None]:
+        """Serialise for the store socket (the stored ids as one line each)."""
+        data = super().to_dict()
+        if self.stored:
+            data["stored"] = "\n".join(self.stored)
+        return data
 
     @classmethod
     def default_title(cls) -> str:
@@ -139,4 +161,9 @@ _BY_NAME: dict[str, type[KeepuiError]] = {
 def error_from_dict(data: dict[str, str | None]) -> KeepuiError:
     """Rebuild an error sent over the store socket."""
     cls = _BY_NAME.get(data.get("type") or "", KeepuiError)
+    if cls is Interrupted:
+        stored = (data.get("stored") or "").splitlines()
+        return Interrupted(
+            data.get("message") or "interrupted", data.get("title"), data.get("hint"), stored
+        )
     return cls(data.get("message") or "unknown error", data.get("title"), data.get("hint"))

@@ -292,12 +292,16 @@ def ensure(store: str, say: Callable[[str], None] | None = None) -> bool:
         fcntl.flock(fd, fcntl.LOCK_EX)
         if is_up(store):
             return True
-        if say is not None:
-            say(
-                f"keepui: starting a server for {store} (it loads the embedding model once; "
-                "later commands use it; log: server.log in the store)…"
-            )
-        return _spawn_and_wait(store)
+        from keepui_engine import notices
+
+        line = (
+            f"starting a server for {store} (it loads the embedding model once; later "
+            "commands use it; log: server.log in the store)…"
+        )
+        if notices.reporter is None and say is not None:
+            say(f"keepui: {line}")
+        with notices.busy(line):
+            return _spawn_and_wait(store)
     finally:
         os.close(fd)  # closing the descriptor lets go of the flock
 

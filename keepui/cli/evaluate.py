@@ -9,7 +9,8 @@ import typer
 
 from keepui.cli.options import JsonFlag
 from keepui.cli.output import emit_json, note, out
-from keepui_engine import EvalResult, UsageError, evaluate, open_workbench, write_runs
+from keepui.cli.spinner import BarReporter, PlainProgress
+from keepui_engine import EvalResult, UsageError, evaluate, notices, open_workbench, write_runs
 
 
 def eval_(
@@ -125,17 +126,24 @@ def eval_(
         TimeRemainingColumn,
     )
 
+    console = Console(stderr=True)  # stdout is the table
+    plain = PlainProgress()
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),  # stdout is the table
+        console=console,
         transient=True,
     ) as bar:
         tasks: dict[str, TaskID] = {}
+        if console.is_terminal:
+            notices.reporter = BarReporter(bar)
 
         def tick(phase: str, done: int, total: int) -> None:
+            if not console.is_terminal:  # a log or a pipe: a line now and then
+                plain(phase, done, total)
+                return
             if phase not in tasks:
                 tasks[phase] = bar.add_task(phase, total=total)
             bar.update(tasks[phase], completed=done)

@@ -7,7 +7,8 @@ import sys
 from typing import Any, BinaryIO
 
 from keepui.cli.output import emit_json, note, out
-from keepui_engine import UsageError, load_settings, open_workbench
+from keepui.cli.spinner import BarReporter
+from keepui_engine import Interrupted, UsageError, load_settings, notices, open_workbench
 
 MB = 1024 * 1024
 CHUNK = 1 << 20
@@ -102,10 +103,10 @@ def _put_dir(
 
     console = Console(stderr=True)
     columns: list[Any] = [
-        TextColumn("putting"),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]} files/s"),
+        TextColumn("files  {task.fields[rate]} files/s"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
@@ -114,14 +115,22 @@ def _put_dir(
         Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar,
         open_workbench(store) as wb,
     ):
-        task = bar.add_task("put", total=None, rate="–")
+        task = bar.add_task("putting", total=None, rate="–")
+        if console.is_terminal:  # "loading the embedding model…" in the bar, not across it
+            notices.reporter = BarReporter(bar)
 
         def tick(done: int, total: int, current: str) -> None:
             elapsed = bar.tasks[0].elapsed or 0.0
             rate = f"{done / elapsed:.1f}" if elapsed > 0 else "–"
             bar.update(task, completed=done, total=total, rate=rate)
 
-        report = wb.ingest([source], tags=tags, exclude=exclude, progress=tick)
+        try:
+            report = wb.ingest([source], tags=tags, exclude=exclude, progress=tick)
+        except Interrupted as exc:
+            if not json_:  # the ids stored before the interrupt, as they would have been
+                for doc_id in exc.stored:
+                    out(doc_id)
+            raise
     data = report.to_dict()
     if json_:
         emit_json(data)

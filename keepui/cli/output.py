@@ -114,14 +114,23 @@ def json_wanted(args: list[str]) -> bool:
 
 
 def emit_error(
-    kind: str, message: str, hint: str | None, *, title: str, code: int, json_: bool
+    kind: str,
+    message: str,
+    hint: str | None,
+    *,
+    title: str,
+    code: int,
+    json_: bool,
+    extra: dict[str, Any] | None = None,
 ) -> int:
-    """The human line on stderr and, for --json/--nl, one error document on stdout."""
+    """The human line on stderr and, for --json/--nl, one error document on stdout (with
+    `extra` fields, such as the ids an interrupted command had stored)."""
     same = title and message.lower().startswith(title.lower())
     line = f"Error: {title}: {message}" if title and not same else f"Error: {message}"
     sys.stderr.write(line + (f" ({hint})" if hint else "") + "\n")
     if json_:
         error = {"kind": kind, "message": message, "hint": hint or _HINTS.get(kind)}
+        error.update(extra or {})
         sys.stdout.write(json.dumps({"schema": SCHEMA, "error": error}, ensure_ascii=False) + "\n")
         sys.stdout.flush()
     return code
@@ -129,8 +138,15 @@ def emit_error(
 
 def report_error(exc: KeepuiError, json_: bool = False) -> int:
     """Print an engine error (stderr; stdout too for JSON output); return its exit code."""
+    stored = getattr(exc, "stored", None)
     return emit_error(
-        exc.public_kind, exc.message, exc.hint, title=exc.title, code=exc.exit_code, json_=json_
+        exc.public_kind,
+        exc.message,
+        exc.hint,
+        title=exc.title,
+        code=exc.exit_code,
+        json_=json_,
+        extra={"stored": stored} if stored else None,
     )
 
 

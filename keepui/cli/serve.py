@@ -18,6 +18,7 @@ from keepui.cli.remote import install_routing, run_command
 from keepui_engine import (
     UsageError,
     Workbench,
+    notices,
     open_workbench,
     owner,
     start_local_postgres,
@@ -67,6 +68,7 @@ def serve(
     kind = "auto" if auto else "serve"
     with open_workbench(store, own=True) as wb:
         wb.warm_up()
+        notices.reporter = None  # what a client's command loads is not the log's business
         install_routing()  # the fast path's commands print into their own buffers
         wb.serve(on_note=note, kind=kind, front={"__cli__": run_command})
         note(f"keepui: serving {wb.store} (pid {os.getpid()}, Ctrl+C to stop)")

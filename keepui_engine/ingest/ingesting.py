@@ -200,6 +200,8 @@ def ingest(
     if doc_id is not None and len(todo) != 1:
         raise UsageError("--id names one document: give exactly one file or URL with it.")
     run = _Run(put_many, len(todo), progress, settings.batch_files)
+    if progress:  # the total is known before the first file is read: say it at once
+        progress(0, len(todo), "")
     try:
         for target in todo:
             interrupts.checkpoint("extract")
@@ -273,6 +275,7 @@ class _Run:
         return Interrupted(
             f"interrupted: {stored} stored, {left} not started",
             hint="run the same command again to continue: unchanged files are skipped",
+            stored=[str(e.id) for e in self.entries if e.id and e.status in ("created", "updated")],
         )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from keepui_engine import notices
 from keepui_engine.errors import ProviderError
 
 NUMPY_MAX_TEXTS = 8
@@ -138,7 +139,8 @@ class SentenceTransformerEmbedder:
             from keepui_engine.providers.minilm_numpy import MiniLMNumpy
 
             try:
-                self._numpy = MiniLMNumpy.load(self.model_dir)
+                with notices.busy("loading the embedding model…"):
+                    self._numpy = MiniLMNumpy.load(self.model_dir)
             except ValueError as exc:
                 raise ProviderError(f"{exc}", "Embedding model broken") from exc
         return self._numpy
@@ -149,12 +151,13 @@ class SentenceTransformerEmbedder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # stderr stays ours
             os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as hf_logging
+            with notices.busy("loading the embedding model for batches (torch)…"):
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
 
-            hf_logging.disable_progress_bar()
+                hf_logging.disable_progress_bar()
 
-            self._torch = SentenceTransformer(
-                str(self.model_dir), device="cpu", local_files_only=True
-            )
+                self._torch = SentenceTransformer(
+                    str(self.model_dir), device="cpu", local_files_only=True
+                )
         return self._torch

@@ -335,6 +335,7 @@ def evaluate(
         if not marker.exists() or json.loads(marker.read_text()) != meta:
             t0 = time.perf_counter()
             done = 0
+            tell("ingest", 0, len(docs))
             try:
                 for start in range(0, len(docs), batch):
                     chunk = docs[start : start + batch]
@@ -403,6 +404,7 @@ def _run(
     for name in modes:
         mode, _, fusion = name.partition(":")
         runs[name], timing[name] = {}, []
+        tell(name, 0, len(texts))
         for n, (qid, text) in enumerate(texts.items(), 1):
             t0 = time.perf_counter()
             hits = wb.find(

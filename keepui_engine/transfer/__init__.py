@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.errors import Interrupted, UsageError
 from keepui_engine.transfer.records import dumps, parse, wire
 from keepui_engine.types import _Serialisable
 
@@ -95,22 +95,29 @@ def import_lines(
     ids: list[dict[str, Any]] = []
     stored = wb.stats().model if header.model else None
     with wb._session("import_page"):
-        for start in range(0, len(items), IMPORT_BATCH):
-            batch = [wire(item) for _, item in items[start : start + IMPORT_BATCH]]
-            done = wb._call(
-                "import_page",
-                items=batch,
-                mode=mode,
-                model=header.model,
-                dim=header.dim,
-                last=start + IMPORT_BATCH >= len(items),
-            )
-            for result in done:
-                action = str(result["action"]).split(" ")[0]
-                counts[action] = counts.get(action, 0) + 1
-            ids += done
-            if progress is not None:
-                progress("importing", min(start + IMPORT_BATCH, len(items)), len(items))
+        try:
+            for start in range(0, len(items), IMPORT_BATCH):
+                batch = [wire(item) for _, item in items[start : start + IMPORT_BATCH]]
+                done = wb._call(
+                    "import_page",
+                    items=batch,
+                    mode=mode,
+                    model=header.model,
+                    dim=header.dim,
+                    last=start + IMPORT_BATCH >= len(items),
+                )
+                for result in done:
+                    action = str(result["action"]).split(" ")[0]
+                    counts[action] = counts.get(action, 0) + 1
+                ids += done
+                if progress is not None:
+                    progress("importing", min(start + IMPORT_BATCH, len(items)), len(items))
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"interrupted: {len(ids)} of {len(items)} item(s) imported",
+                hint="run the same command again to continue: items already imported are unchanged",
+                stored=[str(r["id"]) for r in ids if "id" in r],
+            ) from None
         for key, verb in header.links.items():  # link tags whose .tag doc the file left out
             doc_id = f".tag/{key}"
             listed = wb.list_items(doc_id, sort="id", limit=1000)  # get would touch `accessed`

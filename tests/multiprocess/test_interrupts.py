@@ -80,7 +80,7 @@ def _ids(store: Path) -> list[str]:
 def test_interrupt_while_reading_keeps_the_stored_batches(tmp_path: Path, sig: int) -> None:
     store = make_fake_store(tmp_path / "store", batch_files=2)
     folder = _folder(tmp_path / "notes")
-    code, _, err = _interrupt_at(
+    code, out, err = _interrupt_at(
         store, ["put", str(folder)], "holding at extract", sig, KEEPUI_TEST_HOLD="extract:6"
     )
     assert code == 130, err
@@ -88,10 +88,26 @@ def test_interrupt_while_reading_keeps_the_stored_batches(tmp_path: Path, sig: i
     assert f"interrupted: 4 stored, 3 not started {RESUME}" in err
     assert "Traceback" not in err
     assert _ids(store) == [f"file://{folder / f'n{i}.txt'}" for i in range(4)]
+    assert out.split() == _ids(store)  # their ids, on stdout as a finished put prints them
     again = _run(store, "put", str(folder))
     assert again.returncode == 0, again.stderr
     assert "3 indexed, 4 unchanged" in again.stderr
     assert len(_ids(store)) == 7
+
+
+def test_an_interrupted_put_with_json_lists_what_it_stored(tmp_path: Path) -> None:
+    store = make_fake_store(tmp_path / "store", batch_files=2)
+    folder = _folder(tmp_path / "notes")
+    code, out, err = _interrupt_at(
+        store,
+        ["put", str(folder), "--json"],
+        "holding at extract",
+        KEEPUI_TEST_HOLD="extract:4",
+    )
+    assert code == 130, err
+    error = json.loads(out)["error"]
+    assert error["kind"] == "interrupted" and error["message"].startswith("interrupted: 2 stored")
+    assert sorted(error["stored"]) == _ids(store) and len(error["stored"]) == 2
 
 
 def test_interrupt_while_embedding_rolls_the_batch_back(tmp_path: Path) -> None:
