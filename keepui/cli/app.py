@@ -48,6 +48,14 @@ def _root(
         ),
     ] = None,
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+    no_server: Annotated[
+        bool,
+        typer.Option(
+            "--no-server",
+            help="Run in this process; start no owner process for the store (as "
+            "KEEPUI_NO_SERVER=1). Accepted anywhere on the command line.",
+        ),
+    ] = False,
 ) -> None:
     """A versioned, searchable memory store and research workbench."""
     if version:
