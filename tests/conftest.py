@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,3 +110,23 @@ def wb(store_dir: Path) -> Iterator[Workbench]:
     bench = open_workbench(store_dir, own=True)
     yield bench
     bench.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_owner_outlives_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Stop any owner a test started on its own (`keepui serve --auto` on a store under this
+    session's temporary directory): a test that forgot its server must not leave it running."""
+    yield
+    import os
+    import signal
+
+    base = str(tmp_path_factory.getbasetemp())
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        words = [a.decode(errors="replace") for a in argv]
+        if "serve" in words and "--auto" in words and any(w.startswith(base) for w in words):
+            with contextlib.suppress(OSError):
+                os.kill(int(proc.name), signal.SIGTERM)

@@ -145,7 +145,12 @@ def test_broken_config_is_a_clear_error(store_dir: Path) -> None:
 
 def test_store_env_var_and_default_toml(tmp_path: Path) -> None:
     store = tmp_path / "via-env"
-    env = {"KEEPUI_STORE": str(store), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {
+        "KEEPUI_STORE": str(store),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "KEEPUI_NO_SERVER": "1",  # no owner left behind (tests/cli/test_owner.py has those)
+    }
 
     def keepui(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
