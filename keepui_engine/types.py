@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+import copy
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 TagValue = str | list[str]
@@ -15,14 +16,42 @@ class _Serialisable:
     """Mixin: plain-dict round trip for JSON output and the store socket."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict of the fields."""
-        return asdict(self)  # type: ignore[call-overload,no-any-return]
+        """Return a JSON-ready dict of the fields (as `dataclasses.asdict`, without its deep
+        copy of every leaf value: a find's JSON spent a tenth of its time copying strings)."""
+        return _plain_fields(self)
 
     @classmethod
     def from_dict(cls: type[T], data: dict[str, Any]) -> T:
         """Rebuild from `to_dict` output, ignoring unknown keys."""
         names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _plain_fields(obj: Any) -> dict[str, Any]:
+    cls = type(obj)
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in fields(obj))
+    return {name: _plain(getattr(obj, name)) for name in names}
+
+
+def _plain(value: Any) -> Any:
+    """A value with its containers copied and dataclasses turned into dicts (leaves shared:
+    they are immutable str, int, float, bool or None)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return _plain_fields(value)
+    return copy.deepcopy(value)
 
 
 @dataclass(frozen=True)

@@ -59,12 +59,14 @@ def render_tags(tags: dict[str, Any], *, system: bool = False) -> list[str]:
 
 def render_find(result: FindResult, *, json_: bool, nl: bool, ids: bool) -> None:
     """Print a find result as one JSON document, NDJSON hits, ids, or a human table."""
-    hits = [h.to_dict() for h in result.hits]
     if json_:
-        emit_json({**result.to_dict(), "hits": hits})
+        from dataclasses import replace
+
+        hits = [h.to_dict() for h in result.hits]  # each without its empty extras
+        emit_json({**replace(result, hits=[]).to_dict(), "hits": hits})
         return
     if nl:
-        emit_ndjson(hits)
+        emit_ndjson([h.to_dict() for h in result.hits])
         return
     if ids:
         for h in result.hits:
