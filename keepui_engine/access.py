@@ -86,10 +86,16 @@ class StoreAccess:
     """
 
     def __init__(
-        self, settings: Settings, *, own: bool = False, embedder: Embedder | None = None
+        self,
+        settings: Settings,
+        *,
+        own: bool = False,
+        embedder: Embedder | None = None,
+        lean: bool = False,
     ) -> None:
         self.settings = settings
         self._embedder = embedder
+        self._lean = lean  # a long-lived server: an embedder that keeps memory small
         # PostgreSQL: every process connects directly; no lock, no socket server
         self._pg = settings.url is not None
         self._lock: Any = _NoLock() if self._pg else StoreLock(settings.store)
@@ -153,7 +159,7 @@ class StoreAccess:
         if self._embedder is None:
             from keepui_engine.providers import create_embedder
 
-            self._embedder = create_embedder(self.settings)
+            self._embedder = create_embedder(self.settings, lean=self._lean)
         return self._embedder
 
     def _open_engine(self, check_model: bool = True, read_only: bool = False) -> Engine:

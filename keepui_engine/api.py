@@ -621,6 +621,7 @@ def open_workbench(
     own: bool = False,
     embedder: Embedder | None = None,
     create: bool = True,
+    lean: bool = False,
 ) -> Workbench:
     """Open a store directory (created with a default keepui.toml on first use).
 
@@ -630,6 +631,7 @@ def open_workbench(
         embedder: An embedder to use instead of the one keepui.toml names (tests).
         create: Create the store when there is none; False raises StoreError instead
             (commands that only read must not turn a mistyped path into an empty store).
+        lean: A long-lived server: keep memory small (the model's batches without torch).
     """
     url = store_url(store)
     if not create and url is not None:
@@ -651,4 +653,4 @@ def open_workbench(
                 "No store",
                 hint="create one with keepui put, or check --store / KEEPUI_STORE",
             )
-    return Workbench(load_settings(store), own=own, embedder=embedder)
+    return Workbench(load_settings(store), own=own, embedder=embedder, lean=lean)

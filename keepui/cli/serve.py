@@ -66,7 +66,7 @@ def serve(
     if hasattr(signal, "SIGXFSZ"):  # past a file-size limit a write fails, it does not kill us
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     kind = "auto" if auto else "serve"
-    with open_workbench(store, own=True) as wb:
+    with open_workbench(store, own=True, lean=True) as wb:
         wb.warm_up()
         notices.reporter = None  # what a client's command loads is not the log's business
         install_routing()  # the fast path's commands print into their own buffers

@@ -13,14 +13,19 @@ if TYPE_CHECKING:
 EMBEDDERS = ("sentence-transformers", "fake")
 
 
-def create_embedder(settings: Settings) -> Embedder:
-    """Build the embedder keepui.toml names (heavy imports happen inside the provider)."""
+def create_embedder(settings: Settings, *, lean: bool = False) -> Embedder:
+    """Build the embedder keepui.toml names (heavy imports happen inside the provider).
+
+    Args:
+        settings: The store's settings.
+        lean: For a long-lived owner: keep memory small (see the provider).
+    """
     name = settings.embedding_provider
     if name == "sentence-transformers":
         from keepui_engine.providers.sentence_transformers import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(
-            settings.embedding_model, settings.model_path, settings.batch_size
+            settings.embedding_model, settings.model_path, settings.batch_size, lean=lean
         )
     if name == "fake":
         from keepui_engine.providers.fake import FakeEmbedder

@@ -50,11 +50,17 @@ class SentenceTransformerEmbedder:
         name: Model name recorded in the store.
         model_dir: Directory holding the model files; None means the packaged model.
         batch_size: Batch size for torch encoding.
+        lean: Never load torch: batches go through the numpy model too (a long-lived owner:
+            torch and sentence-transformers add ~550 MB to its memory, and on a busy machine
+            the numpy model with one BLAS thread embeds passages as fast; bench_cli.py).
     """
 
-    def __init__(self, name: str, model_dir: str | None = None, batch_size: int = 16) -> None:
+    def __init__(
+        self, name: str, model_dir: str | None = None, batch_size: int = 16, lean: bool = False
+    ) -> None:
         self.name = name
         self.batch_size = batch_size
+        self.lean = lean
         self.model_dir = Path(model_dir).expanduser() if model_dir else packaged_model_path()
         self.dim = self._read_dim()
         window = self._read_window()
@@ -108,8 +114,9 @@ class SentenceTransformerEmbedder:
             return np.empty((0, self.dim), np.float32)
         texts = [t[: self.max_chars] for t in texts]  # the window's text only (see the bound)
         try:
-            if len(texts) <= NUMPY_MAX_TEXTS and (  # a CLI put of a note never loads torch
-                self._torch is None or sum(map(len, texts)) <= NUMPY_MAX_CHARS_WITH_TORCH
+            if self.lean or (
+                len(texts) <= NUMPY_MAX_TEXTS  # a CLI put of a note never loads torch
+                and (self._torch is None or sum(map(len, texts)) <= NUMPY_MAX_CHARS_WITH_TORCH)
             ):
                 return np.asarray(self._numpy_model().encode(texts), np.float32)
             model = self._torch_model()

@@ -136,6 +136,26 @@ def test_import_and_encode_do_not_load_torch(model_dir: Path) -> None:
     assert done.stdout.strip().splitlines()[-1] == "False False"
 
 
+def test_a_lean_embedder_embeds_batches_without_torch(np_model: MiniLMNumpy) -> None:
+    code = (
+        "import sys\n"
+        "from keepui_engine.providers.sentence_transformers import SentenceTransformerEmbedder\n"
+        "e = SentenceTransformerEmbedder('all-MiniLM-L6-v2', lean=True)\n"
+        "v = e.embed([f'passage number {i} about rivers and lakes' for i in range(40)])\n"
+        "print(v.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
+        "print(' '.join(f'{x:.6f}' for x in v[3][:4]))\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    shape, first = done.stdout.strip().splitlines()[-2:]
+    assert shape == "(40, 384) False False"
+    same = np_model.encode(["passage number 3 about rivers and lakes"])[0][:4]
+    assert [float(x) for x in first.split()] == pytest.approx(same.tolist(), abs=1e-5)
+
+
 def _linked_copy(src: Path, dst: Path, skip: str = "") -> Path:
     """Mirror a model directory with symlinks (no 90 MB copy), leaving out ``skip``."""
     dst.mkdir()
