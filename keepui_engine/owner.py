@@ -32,6 +32,11 @@ CONFIG_NAME = "keepui.toml"
 LOG_KEEP_BYTES = 1 << 20  # a log over 1 MB is cut to its last half when a server starts
 START_TIMEOUT_S = 90.0  # opening a damaged or huge store can take long; the log tells why
 STOP_TIMEOUT_S = 20.0
+# At most this many servers keepui started on its own run for one user at a time
+# (`KEEPUI_MAX_SERVERS` overrides it): starting one more asks the longest idle of the others to
+# stop (as Gradle caps its daemons); one that answered a request in the last 2 s is left be.
+MAX_AUTO_SERVERS = 8
+IDLE_BEFORE_TRIM_S = 2.0
 ANSWER_TIMEOUT_S = 10.0
 TRUE = ("1", "true", "yes", "on")
 # Where a command says that it starts a server (the CLI sets it to write to stderr).
@@ -394,3 +399,69 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+# -- the user's auto-started servers -------------------------------------------------------------
+def _registry() -> str:
+    path = os.path.join(private_run_dir(), "owners")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+def register(store: str) -> None:
+    """Record this process as an auto-started server of `store` (see `trim`)."""
+    with open(os.path.join(_registry(), str(os.getpid())), "w", encoding="utf-8") as f:
+        f.write(store)
+
+
+def unregister() -> None:
+    """Forget this process's record (when it stops)."""
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        os.unlink(os.path.join(_registry(), str(os.getpid())))
+
+
+def max_servers() -> int:
+    """How many auto-started servers may run at once (`KEEPUI_MAX_SERVERS`, else 8)."""
+    raw = os.environ.get("KEEPUI_MAX_SERVERS", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_AUTO_SERVERS
+
+
+def trim(limit: int | None = None) -> list[str]:
+    """Stop the longest-idle other auto-started servers while more than `limit` run; the
+    stores whose servers were asked to stop (records of dead processes are dropped)."""
+    limit = max_servers() if limit is None else limit
+    registry = _registry()
+    others: list[tuple[float, str]] = []
+    mine = str(os.getpid())
+    for name in os.listdir(registry):
+        path = os.path.join(registry, name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                store = f.read().strip()
+        except OSError:
+            continue
+        if not name.isdigit() or not _alive(int(name)):
+            import contextlib
+
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            continue
+        if name == mine:
+            continue
+        info = hello(store, timeout=1.0) or {}
+        if str(info.get("pid")) == name:
+            others.append((float(info.get("idle_s") or 0.0), store))
+    stopped = []
+    for idle, store in sorted(others, reverse=True)[: max(0, len(others) + 1 - limit)]:
+        if idle < IDLE_BEFORE_TRIM_S:
+            break  # busy ones are never stopped for a newcomer
+        sock = connect(store, 1.0)
+        if sock is not None:
+            import contextlib
+
+            with contextlib.suppress(OSError, ValueError):
+                request(sock, "__stop__", {}, timeout=1.0)
+                stopped.append(store)
+    return stopped

@@ -76,11 +76,22 @@ def serve(
             emit_json({"store": str(wb.store), "pid": os.getpid(), "state": "serving"})
             sys.stdout.flush()
         idle_exit = wb.settings.idle_exit_s if auto else 0.0
-        while not stop.wait(0.25):  # a timed wait lets the main thread run signal handlers
-            why = _why_stop(wb, idle_exit)
-            if why:
-                note(f"keepui: {why}: stopping")
-                break
+        if auto:
+            owner.register(str(wb.store))
+            for other in owner.trim():
+                note(
+                    f"keepui: asked the idle server of {other} to stop (at most "
+                    f"{owner.max_servers()} run at once)"
+                )
+        try:
+            while not stop.wait(0.25):  # a timed wait lets the main thread run signal handlers
+                why = _why_stop(wb, idle_exit)
+                if why:
+                    note(f"keepui: {why}: stopping")
+                    break
+        finally:
+            if auto:
+                owner.unregister()
     note("keepui: stopped")
     leave_abandoned_work(wb)
 

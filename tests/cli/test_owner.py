@@ -181,6 +181,21 @@ def test_the_workbench_takes_over_from_an_auto_started_server(store: Path) -> No
     assert "owner taking over" in (store / "server.log").read_text()
 
 
+def test_past_the_limit_a_new_server_stops_the_longest_idle_one(tmp_path: Path) -> None:
+    env = {**os.environ, "KEEPUI_MAX_SERVERS": "1"}
+    first, second = (make_fake_store(tmp_path / name) for name in ("first", "second"))
+    try:
+        assert cli(first, "put", "a note", "-i", "a", env=env).returncode == 0
+        wait_for(lambda: status(first)["idle_s"] >= owner.IDLE_BEFORE_TRIM_S)
+        assert cli(second, "put", "a note", "-i", "a", env=env).returncode == 0
+        wait_for(lambda: not owner.is_up(str(first)))
+        assert owner.is_up(str(second))
+        assert f"asked the idle server of {first} to stop" in (second / "server.log").read_text()
+    finally:
+        for store in (first, second):
+            owner.stop(str(store))
+
+
 # -- the fast path ------------------------------------------------------------------------------
 CASES = [
     ("get", "a"),
