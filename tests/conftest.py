@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,34 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import Workbench, open_workbench
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, give each worker (and the keepui processes its tests start) its
+    share of the cores for the numeric thread pools: torch's OpenMP and MKL pools size
+    themselves to every core, and two workers' pools on two cores spin against each other
+    (a MiniLM batch took several times as long). A value set in the environment stays.
+    This runs in the controller, before it starts the workers, which inherit it."""
+    workers = len(getattr(config.option, "tx", None) or [])
+    if workers and getattr(config.option, "dist", "no") != "no":
+        share = str(max(1, (os.cpu_count() or 1) // workers))
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ.setdefault(name, share)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """For pytest-xdist's `--dist loadgroup` (pyproject.toml): the tests of a module that
+    share a module-scoped fixture (a store built with the real model, a seeded database) go to
+    one worker, so that fixture is built once rather than once on each worker. Every other test
+    goes to whichever worker is free. (tryfirst: xdist reads the group in its own hook.)"""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        ours = [defs[-1] for defs in info.name2fixturedefs.values() if defs and defs[-1].baseid]
+        if any(fixture.scope == "module" for fixture in ours):  # baseid "": a plugin's
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 @pytest.fixture(autouse=True)
@@ -117,7 +146,6 @@ def _no_owner_outlives_the_session(tmp_path_factory: pytest.TempPathFactory) -> 
     """Stop any owner a test started on its own (`keepui serve --auto` on a store under this
     session's temporary directory): a test that forgot its server must not leave it running."""
     yield
-    import os
     import signal
 
     base = str(tmp_path_factory.getbasetemp())

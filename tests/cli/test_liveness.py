@@ -263,6 +263,10 @@ def test_serve_pg_stop_stops_a_running_serve_pg_and_its_postgres(pg_parent: Path
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith("postgresql://")
     postmaster = int((data / "postmaster.pid").read_text().split()[0])
+    # reap serve-pg as soon as it exits, as the shell that started it would: `--stop` waits
+    # for the pid to go, and an unreaped zombie keeps it for the whole wait (60 s)
+    reaper = threading.Thread(target=proc.wait, daemon=True)
+    reaper.start()
     stopped = subprocess.run(
         [*KEEPUI, "serve-pg", str(data), "--stop"], capture_output=True, text=True, timeout=120
     )
