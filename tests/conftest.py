@@ -12,6 +12,11 @@ from support import make_fake_store
 
 from keepui_engine import Workbench, open_workbench
 
+# Commands run in-process unless a test starts an owner itself (tests/cli/test_owner.py): an
+# auto-started server would outlive its test and hold its temporary store. Set here, not only in
+# the autouse fixture below, because module- and session-scoped fixtures run before that one.
+os.environ["KEEPUI_NO_SERVER"] = "1"
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist, give each worker (and the keepui processes its tests start) its
