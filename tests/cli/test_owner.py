@@ -41,6 +41,9 @@ def cli(store: Path, *args: str, env: dict[str, str] | None = None, timeout: flo
 @pytest.fixture(autouse=True)
 def _servers_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KEEPUI_NO_SERVER", raising=False)
+    # the registry of auto-started servers then lives under this test's own HOME: another
+    # worker's servers are never counted (nor stopped) by this test's
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
 
 
 @pytest.fixture
