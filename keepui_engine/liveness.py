@@ -14,30 +14,16 @@ from __future__ import annotations
 import json
 import select
 import socket
-import struct
 import threading
 from typing import Any
 
 from keepui_engine.errors import StoreError, error_from_dict
-from keepui_engine.owner import Stale
+from keepui_engine.owner import Stale, peer
 
 MAX_LINE = 256 * 1024 * 1024
 ANSWER_TIMEOUT_S = 10.0
 QUEUED, RUNNING = b" ", b"\t"
 MIN_BEAT_S = 0.05
-
-
-def peer(sock: socket.socket) -> tuple[int, int] | None:
-    """(pid, uid) of the process at the other end, where the platform tells."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    except OSError:
-        return None
-    pid, uid, _gid = struct.unpack("3i", creds)
-    return int(pid), int(uid)
 
 
 class Retry(Exception):

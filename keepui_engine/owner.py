@@ -203,7 +203,9 @@ def connect(store: str, timeout: float = ANSWER_TIMEOUT_S) -> socket.socket | No
     return sock
 
 
-def _peer_uid(sock: socket.socket) -> int | None:
+def peer(sock: socket.socket) -> tuple[int, int] | None:
+    """(pid, uid) of the process at the other end of a Unix socket, where the platform tells
+    (Linux's SO_PEERCRED)."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return None
@@ -213,7 +215,13 @@ def _peer_uid(sock: socket.socket) -> int | None:
         creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
     except OSError:
         return None
-    return int(struct.unpack("3i", creds)[1])
+    pid, uid, _gid = struct.unpack("3i", creds)
+    return int(pid), int(uid)
+
+
+def _peer_uid(sock: socket.socket) -> int | None:
+    creds = peer(sock)
+    return None if creds is None else creds[1]
 
 
 def request(
@@ -370,21 +378,22 @@ def stop(store: str, timeout: float = STOP_TIMEOUT_S) -> dict[str, Any] | None:
             request(sock, "__stop__", {}, timeout=2.0)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not is_up(store) and not _alive(int(info.get("pid") or 0)):
+        if not is_up(store) and not alive(int(info.get("pid") or 0)):
             return info
         time.sleep(0.05)
     pid = int(info.get("pid") or 0)
-    if pid and _alive(pid):
+    if pid and alive(pid):
         import signal
 
         os.kill(pid, signal.SIGTERM)
         end = time.monotonic() + 5.0
-        while _alive(pid) and time.monotonic() < end:
+        while alive(pid) and time.monotonic() < end:
             time.sleep(0.05)
     return info
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process runs (a child of ours that has exited is reaped and does not)."""
     if pid <= 0:
         return False
     try:  # our own child that has exited is a zombie until reaped: reap it
@@ -442,7 +451,7 @@ def trim(limit: int | None = None) -> list[str]:
                 store = f.read().strip()
         except OSError:
             continue
-        if not name.isdigit() or not _alive(int(name)):
+        if not name.isdigit() or not alive(int(name)):
             import contextlib
 
             with contextlib.suppress(OSError):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from keepui_engine.errors import StoreError, UsageError
+from keepui_engine.owner import alive as process_alive
 
 SIZE = re.compile(r"^[1-9][0-9]*(kB|MB|GB|TB)$")
 RECORD = "serve-pg.json"
@@ -178,20 +179,10 @@ def _forget_dead_handles(path: Path) -> None:
             pids = [int(p) for p in json.loads(handles.read_text() or "[]")]
         except (OSError, ValueError, TypeError):
             return
-        alive = [p for p in pids if _alive(p)]
+        alive = [p for p in pids if process_alive(p)]
         if alive != pids:
             with contextlib.suppress(OSError):
                 handles.write_text(json.dumps(alive))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _extra_missing() -> StoreError:

@@ -87,7 +87,7 @@ def test_serve_stop_and_status(store: Path) -> None:
     stop = cli(store, "serve", "--stop")
     assert stop.returncode == 0 and stop.stdout.strip() == "stopped"
     assert status(store) == {"schema": 1, "store": str(store), "state": "stopped", "running": False}
-    wait_for(lambda: not owner._alive(pid))
+    wait_for(lambda: not owner.alive(pid))
     nothing = cli(store, "serve", "--stop", "--json")
     assert nothing.returncode == 0 and json.loads(nothing.stdout)["state"] == "stopped"
     both = cli(store, "serve", "--stop", "--status")
@@ -166,7 +166,7 @@ def test_an_owner_killed_with_minus_9_loses_nothing_acknowledged(store: Path) ->
         assert got.returncode == 0, got.stderr
     pid = status(store)["pid"]
     os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not owner._alive(pid))
+    wait_for(lambda: not owner.alive(pid))
     listed = cli(store, "list", "--json")
     ids = sorted(i["id"] for i in json.loads(listed.stdout)["items"])
     assert ids == [f"n{i}" for i in range(5)]
@@ -180,7 +180,7 @@ def test_the_workbench_takes_over_from_an_auto_started_server(store: Path) -> No
     pid = status(store)["pid"]
     with open_workbench(store, own=True) as wb:
         assert wb.get("a").text == "a note"
-        assert not owner._alive(pid) or status(store).get("pid") != pid
+        assert not owner.alive(pid) or status(store).get("pid") != pid
     assert "owner taking over" in (store / "server.log").read_text()
 
 
