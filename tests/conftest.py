@@ -44,6 +44,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ours = [defs[-1] for defs in info.name2fixturedefs.values() if defs and defs[-1].baseid]
         if any(fixture.scope == "module" for fixture in ours):  # baseid "": a plugin's
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    # The long tests (several processes, the real model) first, so that no worker is left
+    # with one of them while the other has finished (a stable sort: each module's order stays).
+    items.sort(
+        key=lambda item: not any(item.iter_markers("slow")) and not any(item.iter_markers("model"))
+    )
 
 
 @pytest.fixture(autouse=True)

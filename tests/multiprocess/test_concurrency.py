@@ -163,34 +163,40 @@ def _all_ids(store: Path) -> list[str]:
     return sorted(i.id for i in wb.list_items(limit=100000, sort="id"))
 
 
+# Puts per writer: enough for the writers' opens, commits and the finder's reads to interleave
+# many times over (the processes take turns on the lock every few milliseconds).
+PUTS = 40
+CLI_PUTS = 12
+
+
 def test_direct_mode_writers_and_finder(store: Path, children, tmp_path: Path) -> None:
-    """4 writers x 100 puts (each its own locked open/close) while a fifth process finds."""
+    """4 writers x 40 puts (each its own locked open/close) while a fifth process finds."""
     started = time.monotonic()
     stop = tmp_path / "stop-finder"
     finder = children.add(spawn_python(FINDER, str(store), str(stop), "7"))
     finder_out = LineReader(finder.stdout)
     assert finder_out.wait_for(lambda lines: len(lines) >= 1, 60), "the finder never found"
-    writers = [_start_writer(children, store, f"w{w}", 100) for w in range(4)]
+    writers = [_start_writer(children, store, f"w{w}", PUTS) for w in range(4)]
 
     acked: list[str] = []
     for proc, reader in writers:
-        # a deadline for a hang, not a speed claim: the 400 puts took 75 s alone on 2 cores and
+        # a deadline for a hang, not a speed claim: 400 puts took 75 s alone on 2 cores and
         # past 120 s beside another pytest-xdist worker
         lines = _finish(proc, reader, timeout=300)
-        assert len(lines) == 100
+        assert len(lines) == PUTS
         assert all(line.endswith(" lock pre") for line in lines), "no server: all calls direct"
         acked += [line.split()[0] for line in lines]
     stop.touch()
     finder_lines = _finish(finder, finder_out, timeout=60)
     summary = json.loads(finder_lines[-1])
-    during = sum(1 for line in finder_lines[:-1] if 0 < int(line.split()[1]) < 400)
+    during = sum(1 for line in finder_lines[:-1] if 0 < int(line.split()[1]) < 4 * PUTS)
 
-    expected = sorted(f"w{w}-{i:04d}" for w in range(4) for i in range(100))
+    expected = sorted(f"w{w}-{i:04d}" for w in range(4) for i in range(PUTS))
     assert sorted(acked) == expected
     assert _all_ids(store) == expected
     stats = open_workbench(store).stats()
-    assert (stats.items, stats.versions, stats.vectors) == (400, 400, 400)
-    assert summary["finds"] >= 2 and summary["searched"] == 400, summary
+    assert (stats.items, stats.versions, stats.vectors) == (4 * PUTS,) * 3
+    assert summary["finds"] >= 2 and summary["searched"] == 4 * PUTS, summary
     print(
         f"direct mode: {summary['finds']} finds ({during} while writes were under way), "
         f"{time.monotonic() - started:.1f} s"
@@ -198,7 +204,7 @@ def test_direct_mode_writers_and_finder(store: Path, children, tmp_path: Path) -
 
 
 def test_server_mode_cli_writers_and_finds(store: Path, children) -> None:
-    """`keepui serve` owns the store; 4 x 25 CLI puts and CLI finds go through its socket."""
+    """`keepui serve` owns the store; 4 x 12 CLI puts and CLI finds go through its socket."""
     started = time.monotonic()
     server = start_server(children, store)
     done = threading.Event()
@@ -207,7 +213,7 @@ def test_server_mode_cli_writers_and_finds(store: Path, children) -> None:
 
     def writer(w: int) -> list[str]:
         ids = []
-        for i in range(25):
+        for i in range(CLI_PUTS):
             doc_id = f"s{w}-{i:04d}"
             res = _cli(store, "put", note_text(doc_id), "-i", doc_id)
             assert res.returncode == 0, (doc_id, res.returncode, res.stderr)
@@ -245,7 +251,7 @@ def test_server_mode_cli_writers_and_finds(store: Path, children) -> None:
         done.set()
         finds = find_job.result(timeout=60)
 
-    expected = sorted(f"s{w}-{i:04d}" for w in range(4) for i in range(25))
+    expected = sorted(f"s{w}-{i:04d}" for w in range(4) for i in range(CLI_PUTS))
     assert sorted(sum(written, [])) == expected
     assert _all_ids(store) == expected  # through the server
     assert (store / "store.lock").read_text().strip() == str(server.pid), (
@@ -256,7 +262,7 @@ def test_server_mode_cli_writers_and_finds(store: Path, children) -> None:
     # Direct mode afterwards: the lock is free and the socket gone.
     res = _cli(store, "stats", "--json")
     assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout)["items"] == 100
+    assert json.loads(res.stdout)["items"] == 4 * CLI_PUTS
     res = _cli(store, "put", note_text("after-serve"), "-i", "after-serve")
     assert res.returncode == 0, res.stderr
     res = _cli(store, "find", note_text("s2-0007"), "--json", "-n", "3")

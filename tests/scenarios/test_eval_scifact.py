@@ -1,4 +1,4 @@
-"""`keepui eval` end to end on a 200-document slice of BEIR SciFact with the real model."""
+"""`keepui eval` end to end on a 100-document slice of BEIR SciFact with the real model."""
 
 from __future__ import annotations
 
@@ -19,19 +19,19 @@ pytestmark = pytest.mark.model
 def slice_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     if not SCIFACT.exists():
         pytest.skip(f"SciFact is not at {SCIFACT} (../shared/data/beir/scifact)")
-    out = tmp_path_factory.mktemp("scifact200")
+    out = tmp_path_factory.mktemp("scifact100")
     lines = (SCIFACT / "qrels" / "test.tsv").read_text().splitlines()[1:]
     qrels = [line.split("\t") for line in lines]
     keep_docs: set[str] = set()
     keep_q: list[str] = []
     for qid, did, _ in qrels:
-        if len(keep_docs) >= 120 and did not in keep_docs:
+        if len(keep_docs) >= 60 and did not in keep_docs:
             continue
         keep_docs.add(did)
         keep_q.append(qid)
     corpus = [json.loads(x) for x in (SCIFACT / "corpus.jsonl").read_text().splitlines()]
     chosen = [r for r in corpus if r["_id"] in keep_docs]
-    chosen += [r for r in corpus if r["_id"] not in keep_docs][: 200 - len(chosen)]
+    chosen += [r for r in corpus if r["_id"] not in keep_docs][: 100 - len(chosen)]
     (out / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in chosen) + "\n")
     queries = [json.loads(x) for x in (SCIFACT / "queries.jsonl").read_text().splitlines()]
     (out / "queries.jsonl").write_text(
@@ -78,7 +78,7 @@ def test_eval_scores_every_mode_and_writes_trec_runs(slice_files: dict[str, Path
     result = keepui_eval(slice_files, "--json", "--run", str(run))
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
-    assert doc["schema"] == 1 and doc["docs"] == 200 and doc["queries"] > 50
+    assert doc["schema"] == 1 and doc["docs"] == 100 and doc["queries"] > 25
     assert set(doc["modes"]) == {"dense", "bm25", "hybrid"}
     for name, m in doc["modes"].items():
         assert 0.4 < m["ndcg@10"] <= 1.0 and 0 < m["recall@100"] <= 1.0, (name, m)
