@@ -19,16 +19,32 @@ import socket
 import sys
 import time
 
+# The light half (paths, builds, one framed request) lives in wire; these names are part of
+# this module's interface too.
+from keepui_engine.wire import (  # noqa: F401
+    ANSWER_TIMEOUT_S,
+    CONFIG_NAME,
+    SOCKET_NAME,
+    TRUE,
+    VERSION,
+    build_id,
+    config_stamp,
+    expect,
+    is_url,
+    no_server,
+    private_run_dir,
+    socket_path,
+    store_dir,
+    store_exists,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-VERSION = "0.1.0"
-SOCKET_NAME = "keepui.sock"
 LOG_NAME = "server.log"
 START_LOCK = "server.start"
-CONFIG_NAME = "keepui.toml"
 LOG_KEEP_BYTES = 1 << 20  # a log over 1 MB is cut to its last half when a server starts
 START_TIMEOUT_S = 90.0  # opening a damaged or huge store can take long; the log tells why
 STOP_TIMEOUT_S = 20.0
@@ -37,137 +53,8 @@ STOP_TIMEOUT_S = 20.0
 # stop (as Gradle caps its daemons); one that answered a request in the last 2 s is left be.
 MAX_AUTO_SERVERS = 8
 IDLE_BEFORE_TRIM_S = 2.0
-ANSWER_TIMEOUT_S = 10.0
-TRUE = ("1", "true", "yes", "on")
 # Where a command says that it starts a server (the CLI sets it to write to stderr).
 say: Callable[[str], None] | None = None
-
-
-def no_server() -> bool:
-    """Whether commands must run in this process (`KEEPUI_NO_SERVER=1` or `--no-server`)."""
-    return os.environ.get("KEEPUI_NO_SERVER", "").strip().lower() in TRUE
-
-
-def is_url(text: str) -> bool:
-    """Whether a store argument is a PostgreSQL URL (those stores start no owner)."""
-    return text.startswith(("postgresql://", "postgres://"))
-
-
-def store_dir(store: str | os.PathLike[str] | None) -> str:
-    """The store directory as `config.resolve_store` finds it (argument, $KEEPUI_STORE,
-    ~/.keepui), made absolute with symlinks resolved."""
-    raw = os.fspath(store) if store else os.environ.get("KEEPUI_STORE") or "~/.keepui"
-    return os.path.realpath(os.path.expanduser(raw))
-
-
-def store_exists(store: str) -> bool:
-    """Whether a directory holds a keepui store (its keepui.toml or its database)."""
-    return os.path.isfile(os.path.join(store, CONFIG_NAME)) or os.path.isfile(
-        os.path.join(store, "keepui.duckdb")
-    )
-
-
-def socket_path(store: str | os.PathLike[str]) -> str:
-    """Where the store's socket lives: in the store, or, when that path is too long for a
-    Unix socket, in a directory only this user can write (see `private_run_dir`)."""
-    path = os.path.join(os.fspath(store), SOCKET_NAME)
-    if len(path) < 100:
-        return path
-    import hashlib
-
-    digest = hashlib.sha256(os.fspath(store).encode()).hexdigest()[:16]
-    return os.path.join(private_run_dir(), f"{digest}.sock")
-
-
-def private_run_dir() -> str:
-    """A directory for sockets that only this user can create files in: `$XDG_RUNTIME_DIR/
-    keepui`, else `~/.cache/keepui/run`, else (when that path is too long for a socket)
-    `/tmp/keepui-UID`; created 0700, and refused unless it is ours, not a symlink, and closed
-    to everyone else (another user could otherwise create our socket first and read what we
-    send it)."""
-    import tempfile
-
-    candidates = []
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):
-        candidates.append(os.path.join(runtime, "keepui"))
-    candidates.append(os.path.join(os.path.expanduser("~"), ".cache", "keepui", "run"))
-    candidates.append(os.path.join(tempfile.gettempdir(), f"keepui-{os.getuid()}"))
-    for path in candidates:
-        if len(path) < 80:
-            return _checked_private_dir(path)
-    return _checked_private_dir(candidates[-1])
-
-
-def _checked_private_dir(path: str) -> str:
-    import stat
-
-    from keepui_engine.errors import StoreError
-
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        info = os.lstat(path)
-    except OSError as exc:
-        raise StoreError(
-            f"cannot create the socket directory {path}: {exc}. Use a shorter --store path."
-        ) from exc
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise StoreError(f"{path} is not a directory: refusing to put the store socket there.")
-    if info.st_uid != os.getuid():
-        raise StoreError(
-            f"{path} belongs to user {info.st_uid}, not to you: another user may be trying to "
-            "intercept keepui's socket. Remove it (as its owner or root), or use a shorter "
-            "--store path."
-        )
-    if info.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
-
-
-# -- what a client expects of its server --------------------------------------------------------
-def build_id() -> str:
-    """This keepui's build: its version and a checksum of its source files' sizes and times
-    (an edited or reinstalled keepui is another build). `KEEPUI_BUILD` overrides it."""
-    forced = os.environ.get("KEEPUI_BUILD")
-    if forced:
-        return forced
-    import zlib
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    seen: list[str] = []
-    for top in (here, os.path.join(os.path.dirname(here), "keepui")):
-        stack = [top]
-        while stack:
-            try:
-                entries = list(os.scandir(stack.pop()))
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.name == "__pycache__":
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.endswith((".py", ".tcss")):
-                    st = entry.stat()
-                    seen.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
-    seen.sort()
-    return f"{VERSION}+{zlib.crc32(chr(10).join(seen).encode()):08x}"
-
-
-def config_stamp(store: str) -> str:
-    """keepui.toml as a server read it (its size and time): a changed file means a new server
-    (another model, other limits)."""
-    try:
-        st = os.stat(os.path.join(store, CONFIG_NAME))
-    except OSError:
-        return "none"
-    return f"{st.st_size}:{st.st_mtime_ns}"
-
-
-def expect(store: str) -> dict[str, str]:
-    """What a request to the store's server requires of it."""
-    return {"build": build_id(), "config": config_stamp(store)}
 
 
 # -- talking to it -----------------------------------------------------------------------------

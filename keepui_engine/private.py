@@ -9,10 +9,12 @@ reach a file inside a 0700 directory, whatever the file's own mode).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-from pathlib import Path
+
+TYPE_CHECKING = False  # the CLI's fast path imports this module: no typing, pathlib, contextlib
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -29,11 +31,11 @@ def use_private_umask() -> None:
     os.umask(UMASK)
 
 
-def make_private_dir(path: Path) -> None:
+def make_private_dir(path: str | Path) -> None:
     """Create a directory (and missing parents) 0700, whatever the umask; leave an existing
     one's mode alone unless keepui just created it."""
-    existed = path.exists()
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    existed = os.path.exists(path)
+    os.makedirs(path, mode=DIR_MODE, exist_ok=True)
     if not existed:
         os.chmod(path, DIR_MODE)
 
@@ -43,25 +45,29 @@ def is_own(name: str) -> bool:
     return name in _OWN or name.startswith(_OWN_PREFIXES)
 
 
-def tighten(root: Path) -> None:
+def tighten(root: str | Path) -> None:
     """Close keepui's own files in a store to their owner (0600, directories 0700), and the
     store directory itself when it holds nothing else; files the user keeps beside them are
     not touched. Best effort: a file that vanished or cannot be changed (a read-only mount,
     another owner) is left."""
+    import contextlib
+
     try:
         entries = list(os.scandir(root))
     except OSError:
         return
     for entry in entries:
         if is_own(entry.name):
-            _close(Path(entry.path))
+            _close(entry.path)
     if entries and all(is_own(e.name) for e in entries):  # a folder of keepui's alone
         with contextlib.suppress(OSError):
             if os.stat(root).st_mode & 0o077:
                 os.chmod(root, DIR_MODE)
 
 
-def _close(path: Path) -> None:
+def _close(path: str) -> None:
+    import contextlib
+
     with contextlib.suppress(OSError):
         info = os.lstat(path)
         if stat.S_ISLNK(info.st_mode):
@@ -70,6 +76,6 @@ def _close(path: Path) -> None:
             if info.st_mode & 0o077:
                 os.chmod(path, DIR_MODE)
             for child in os.scandir(path):
-                _close(Path(child.path))
+                _close(child.path)
         elif info.st_mode & 0o077:
             os.chmod(path, FILE_MODE)

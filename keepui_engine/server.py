@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from keepui_engine import owner
+from keepui_engine import owner, wire
 from keepui_engine.errors import KeepuiError, StoreError
 from keepui_engine.liveness import (
     ANSWER_TIMEOUT_S,
@@ -131,21 +131,27 @@ class _Handler(socketserver.StreamRequestHandler):
         uid = peer_uid(self.request)
         if uid is not None and uid not in (os.getuid(), 0):
             return  # another user's process: it gets nothing (the socket is 0600 anyway)
-        line = self.rfile.readline(MAX_LINE)
-        if not line:
-            return
+        # A JSON line, or a marshal frame from the CLI's fast path (keepui_engine.wire).
+        framed = self.rfile.peek(1)[:1] == wire.FRAME
+        encode = wire.frame if framed else _json_line
         server: StoreServer = self.server.owner  # type: ignore[attr-defined]
         op = "?"
         try:
-            request = json.loads(line)
+            request = (
+                _read_frame(self.rfile)
+                if framed
+                else json.loads(self.rfile.readline(MAX_LINE) or b"null")
+            )
+            if request is None:
+                return
             op = str(request["op"])
             every = float(request.get("beat") or ANSWER_TIMEOUT_S / 4)
-        except (ValueError, KeyError, TypeError) as exc:
-            self.wfile.write(json.dumps(_failure(exc)).encode() + b"\n")
+        except (ValueError, KeyError, TypeError, EOFError) as exc:
+            self.wfile.write(encode(_failure(exc)))
             return
         quick = server.quick(op, request.get("expect"))
         if quick is not None:  # about the server itself, or refused: nothing runs
-            self.wfile.write(json.dumps(quick).encode() + b"\n")
+            self.wfile.write(encode(quick))
             return
         with server.busy(), Beat(self.request, every) as beat:
 
@@ -168,7 +174,27 @@ class _Handler(socketserver.StreamRequestHandler):
                 reply = {"ok": False, "error": exc.to_dict()}
             except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
                 reply = _failure(exc)
-            beat.finish(json.dumps(reply).encode() + b"\n")
+            beat.finish(encode(reply))
+
+
+def _json_line(message: Any) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def _read_frame(stream: Any) -> Any:
+    """A marshal frame's payload (see keepui_engine.wire), or None at end of stream."""
+    import marshal
+
+    head = stream.read(5)
+    if not head:
+        return None
+    size = int.from_bytes(head[1:5], "big")
+    if len(head) < 5 or size > wire.MAX_FRAME:
+        raise ValueError("a malformed request frame")
+    payload = stream.read(size)
+    if len(payload) < size:
+        raise EOFError("the request frame ended early")
+    return marshal.loads(payload)
 
 
 def _failure(exc: Exception) -> dict[str, Any]:

@@ -44,11 +44,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ours = [defs[-1] for defs in info.name2fixturedefs.values() if defs and defs[-1].baseid]
         if any(fixture.scope == "module" for fixture in ours):  # baseid "": a plugin's
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    for item in items:
+        if _in_fast_tier(item):
+            item.add_marker(pytest.mark.fast)
     # The long tests (several processes, the real model) first, so that no worker is left
     # with one of them while the other has finished (a stable sort: each module's order stays).
     items.sort(
         key=lambda item: not any(item.iter_markers("slow")) and not any(item.iter_markers("model"))
     )
+
+
+FAST_DIRS = {"engine", "flows", "integrations"}
+SLOW_MARKERS = ("model", "slow", "snapshot")
+
+
+def _in_fast_tier(item: pytest.Item) -> bool:
+    """The fast tier (`-m fast`): the engine, flows and agent-integration tests and the docs
+    checks, on DuckDB with the fake embedder, in this process (no real model, no PostgreSQL,
+    no keepui subprocesses, no workbench)."""
+    parts = Path(str(item.path)).relative_to(Path(__file__).parent).parts
+    if len(parts) > 1 and parts[0] not in FAST_DIRS:
+        return False
+    if any(any(item.iter_markers(name)) for name in SLOW_MARKERS):
+        return False
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    fixtures = getattr(item, "fixturenames", ())
+    return "postgres" not in params.values() and "pg_server" not in fixtures
 
 
 @pytest.fixture(autouse=True)

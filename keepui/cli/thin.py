@@ -16,10 +16,6 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 FORWARDED = {"find", "get", "list", "tag", "del", "context", "reflect", "now", "stats", "put"}
 # Commands that start the store's owner when none runs (they need the model or queue work).
 STARTS_OWNER = {"find", "put", "tag", "del", "context", "reflect"}
@@ -42,9 +38,9 @@ FLAGS = {
 
 def run(args: list[str]) -> int | None:
     """Run the command in the store's owner; its exit code, or None to run it here."""
-    from keepui_engine import owner
+    from keepui_engine import wire
 
-    if owner.no_server():
+    if wire.no_server():
         return None
     store, at = _root_store(args)
     if at >= len(args) or args[at] not in FORWARDED:
@@ -55,25 +51,22 @@ def run(args: list[str]) -> int | None:
         return None
     store = _command_store(options) or store
     raw = store or os.environ.get("KEEPUI_STORE") or ""
-    if owner.is_url(raw):
+    if wire.is_url(raw):
         return None  # PostgreSQL: every process connects to the database itself
     if command in VALUES and not _positional_is_text(command, rest):
         return None
-    path = owner.store_dir(store)
-    starts = command in STARTS_OWNER or (command == "now" and _now_writes(rest))
-    sock = owner.connect(path)
-    if sock is None:
-        if not starts or not (owner.store_exists(path) or command in ("put", "now")):
+    path = wire.store_dir(store)
+    request = {"argv": args, "tty": {name: _isatty(name) for name in ("stdin", "stdout", "stderr")}}
+    reply = wire.ask(path, "__cli__", request)
+    if reply is None:  # no server answers: start one if the command needs it
+        starts = command in STARTS_OWNER or (command == "now" and _now_writes(rest))
+        if not starts or not (wire.store_exists(path) or command in ("put", "now")):
             return None  # the usual way says "no store", or reads without an owner
-        if not owner.ensure(path, _say):
+        if not _started(path):
             return None
-        sock = owner.connect(path)
-        if sock is None:
-            return None
-    reply = _ask(owner, sock, path, args)
-    if reply is not None and reply.get("stale") and _replaced(owner, path):
-        sock = owner.connect(path)
-        reply = None if sock is None else _ask(owner, sock, path, args)
+        reply = wire.ask(path, "__cli__", request)
+    elif reply.get("stale") and _replaced(path):
+        reply = wire.ask(path, "__cli__", request)
     if reply is None or not reply.get("ok"):
         return None  # stopping, stale, or an owner that runs no commands: the usual way
     result = reply["result"]
@@ -85,26 +78,25 @@ def run(args: list[str]) -> int | None:
     return int(result.get("code") or 0)
 
 
-def _ask(owner: Any, sock: Any, path: str, args: list[str]) -> dict[str, Any] | None:
-    tty = {name: _isatty(name) for name in ("stdin", "stdout", "stderr")}
-    try:
-        reply: dict[str, Any] = owner.request(
-            sock,
-            "__cli__",
-            {"argv": args, "tty": tty},
-            expected=owner.expect(path),
-        )
-    except (OSError, ValueError):
-        return None
-    return reply
+def _started(path: str) -> bool:
+    """Start the store's owner (saying so on stderr); True once it answers."""
+    from keepui.cli import install_reporters
+    from keepui_engine import owner
+
+    install_reporters()
+    return bool(owner.ensure(path, _say))
 
 
-def _replaced(owner: Any, path: str) -> bool:
+def _replaced(path: str) -> bool:
     """Stop a server of another build or keepui.toml and start this one's; True when the new
     one answers. The workbench is never stopped for us."""
+    from keepui.cli import install_reporters
+    from keepui_engine import owner
+
     info = owner.hello(path) or {}
     if info.get("kind") not in ("auto", "serve"):
         return False
+    install_reporters()
     _say(f"keepui: replacing the server of {path} (another keepui build or keepui.toml)")
     owner.stop(path)
     return bool(owner.ensure(path, _say))
