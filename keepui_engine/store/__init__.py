@@ -62,17 +62,21 @@ def transaction(store: Any) -> Iterator[None]:
     PostgreSQL connection reads `BEGIN TRANSACTION` as `BEGIN`, and sends `store.notify` (a
     NOTIFY that other processes' change feeds hear) before it commits."""
     with store.lock:
-        store.con.execute("BEGIN TRANSACTION")
+        store.in_transaction = True  # caches of derived state are bypassed until it ends
         try:
-            yield
-        except BaseException:
-            store.con.execute("ROLLBACK")
-            raise
-        with interrupts.shield():  # Ctrl-C never lands between COMMIT and its bookkeeping
-            if store.notify:  # PostgreSQL: tell listeners (delivered at the commit)
-                store.con.execute(store.notify)
-            store.con.execute("COMMIT")
-            store.writes += 1
+            store.con.execute("BEGIN TRANSACTION")
+            try:
+                yield
+            except BaseException:
+                store.con.execute("ROLLBACK")
+                raise
+            with interrupts.shield():  # Ctrl-C never lands between COMMIT and its bookkeeping
+                if store.notify:  # PostgreSQL: tell listeners (delivered at the commit)
+                    store.con.execute(store.notify)
+                store.con.execute("COMMIT")
+                store.writes += 1
+        finally:
+            store.in_transaction = False
 
 
 class Store:
@@ -108,6 +112,7 @@ class Store:
             self.con = duckdb.connect(str(root / DB_NAME))
             private.tighten(root)
             self.writes = 0  # committed transactions: lets readers cache what writes change
+            self.in_transaction = False
             migrate(self.con)
         except duckdb.Error as exc:
             raise _open_error(root, exc) from exc
@@ -213,7 +218,12 @@ class Store:
         """The BM25 channel: a bm25s base in `bm25/` plus the DuckDB tail."""
         from keepui_engine.store.fulltext import FullText
 
-        return FullText(self.root, self.con, self.lock)
+        return FullText(self.root, self.con, self.lock, stamp=self._write_stamp)
+
+    def _write_stamp(self) -> int | None:
+        """The committed writes so far, or None while a transaction is open (what the BM25
+        channel keys its cached statistics on)."""
+        return None if self.in_transaction else self.writes
 
     def live_keys(self) -> np.ndarray:
         """Every vector key the database holds, sorted."""

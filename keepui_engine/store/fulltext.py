@@ -31,6 +31,8 @@ from keepui_engine.store import bm25_stats, documents, manifest
 from keepui_engine.store.vectors import member as _member
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import duckdb
 
 K1 = 0.9
@@ -88,10 +90,23 @@ class FullText:
 
     rebuildable = True  # the base index falls behind and is rebuilt (see Engine.maintain)
 
-    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection, lock: Any = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        con: duckdb.DuckDBPyConnection,
+        lock: Any = None,
+        stamp: Callable[[], int | None] | None = None,
+    ) -> None:
         self.dir = root / "bm25"
         self.con = con
         self.lock = lock or threading.RLock()  # the store's write lock: one repair at a time
+        # The store's committed writes (None inside a transaction): the tail's statistics
+        # and the base's generation are read once per write, not on every search (a
+        # long-lived owner searches many times between writes; each query cost milliseconds).
+        self._stamp = stamp
+        self._rebuilds = 0
+        self._memo: dict[str, tuple[tuple[int, int], Any]] = {}
+        self._last_tail: tuple[tuple[int, int, tuple[str, ...]], dict[str, Any]] | None = None
         self.tokenize = Tokenizer()
         self._base: Any = None
         self._base_keys = np.empty(0, np.int64)
@@ -101,9 +116,28 @@ class FullText:
         self.repaired: str | None = None  # what the last load found damaged and rebuilt
 
     # -- base index -------------------------------------------------------------------------
+    def _cached(self, name: str, compute: Callable[[], Any]) -> Any:
+        """`compute()`, reused until the next committed write or rebuild (never inside a
+        transaction, nor without a stamp: a process that is not the store's only writer)."""
+        count = self._stamp() if self._stamp is not None else None
+        if count is None:
+            return compute()
+        stamp = (count, self._rebuilds)
+        hit = self._memo.get(name)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        value = compute()
+        self._memo[name] = (stamp, value)
+        return value
+
     def _generation(self) -> int:
-        row = self.con.execute("SELECT value FROM meta WHERE key = 'bm25_generation'").fetchone()
-        return int(row[0]) if row else 0
+        def read() -> int:
+            row = self.con.execute(
+                "SELECT value FROM meta WHERE key = 'bm25_generation'"
+            ).fetchone()
+            return int(row[0]) if row else 0
+
+        return int(self._cached("generation", read))
 
     def _load(self, *, model: bool = True, again: bool = True) -> None:
         """Read the base's keys and statistics, and (for searching) the bm25s model; a damaged
@@ -203,8 +237,7 @@ class FullText:
     def needs_rebuild(self, live: np.ndarray) -> bool:
         """Whether the tail or the dead part of the base has grown enough to rebuild."""
         self._load(model=False)
-        tail = self.con.execute("SELECT count(DISTINCT key) FROM bm25_tail").fetchone()
-        n_tail = int(tail[0]) if tail else 0
+        n_tail = int(self._cached("n_tail", self._count_tail))
         n_base = len(self._base_keys)
         dead = n_base - int(_member(self._base_keys, live).sum()) if n_base else 0
         stale = bool(n_base) and "n_whole" not in self._stats  # built before passage statistics
@@ -213,6 +246,10 @@ class FullText:
             or n_tail > max(TAIL_MIN, TAIL_SHARE * n_base)
             or dead > DEAD_SHARE * max(n_base, 1)
         )
+
+    def _count_tail(self) -> int:
+        tail = self.con.execute("SELECT count(DISTINCT key) FROM bm25_tail").fetchone()
+        return int(tail[0]) if tail else 0
 
     def settled(self, live: np.ndarray) -> bool:
         """Whether the base alone indexes exactly the live keys (no tail, nothing dead), so
@@ -257,6 +294,7 @@ class FullText:
         (path / "stats.json").write_text(json.dumps(stats))
         files = {p.name: manifest.entry(p) for p in sorted(path.iterdir()) if p.is_file()}
         manifest.write_json(path / MANIFEST, {"generation": gen, "files": files})
+        self._rebuilds += 1
         self.con.execute("BEGIN TRANSACTION")
         try:
             self.con.execute(
@@ -267,6 +305,8 @@ class FullText:
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
+        finally:
+            self._rebuilds += 1
         for old in self.dir.glob("g*"):
             if old.name != path.name:
                 shutil.rmtree(old, ignore_errors=True)
@@ -288,10 +328,7 @@ class FullText:
         terms = sorted(set(self.tokenize([query])[0]) - {""})
         if not terms or k <= 0:
             return np.empty(0, np.int64), np.empty(0, np.float32)
-        tail = self.con.execute(
-            "SELECT key, term, tf, dl, passage FROM bm25_tail WHERE term = ANY($1)",
-            [terms],
-        ).fetchnumpy()
+        tail = self._tail_rows(terms)
         keys, scores = [], []
         if self._base is not None and any(t in self._df for t in terms):
             if self._live_mask is None or self._live_mask[0] is not live:
@@ -338,14 +375,7 @@ class FullText:
         terms = sorted(set(self.tokenize([query])[0]) - {""})
         if not terms:
             return np.empty(0, np.float64)
-        tail_df = {
-            term: whole
-            for term, whole in self.con.execute(
-                "SELECT term, count(DISTINCT key) FILTER (WHERE NOT passage) FROM bm25_tail "
-                "WHERE term = ANY($1) GROUP BY term",
-                [terms],
-            ).fetchall()
-        }
+        tail_df = self._tail_df(terms)
         n = max(self._kinds()["n_whole"], 1.0)
         # a term only passages hold counts as in one document (as the base scores it)
         df = np.asarray(
@@ -359,8 +389,37 @@ class FullText:
         )
         return lucene_idf(df, n)
 
+    def _tail_rows(self, terms: list[str]) -> dict[str, Any]:
+        """The tail's postings of these terms (key, term, tf, dl, passage columns); the last
+        query's are kept until the next write, as its idf and its search both read them."""
+        count = self._stamp() if self._stamp is not None else None
+        key = None if count is None else (count, self._rebuilds, tuple(terms))
+        if key is not None and self._last_tail is not None and self._last_tail[0] == key:
+            return self._last_tail[1]
+        rows: dict[str, Any] = self.con.execute(
+            "SELECT key, term, tf, dl, passage FROM bm25_tail WHERE term = ANY($1)",
+            [terms],
+        ).fetchnumpy()
+        if key is not None:
+            self._last_tail = (key, rows)
+        return rows
+
+    def _tail_df(self, terms: list[str]) -> dict[str, int]:
+        """Of these terms, each one the tail holds: its count of whole texts holding it."""
+        rows = self._tail_rows(terms)
+        whole = ~np.asarray(rows["passage"], bool)
+        pairs = {
+            (str(t), int(k)) for t, k, w in zip(rows["term"], rows["key"], whole, strict=True) if w
+        }
+        df = Counter(t for t, _ in pairs)
+        held = {str(t) for t in rows["term"]}
+        return {t: df.get(t, 0) for t in terms if t in held}
+
     def _kinds(self) -> dict[str, float]:
         """Whole texts' and passages' counts and summed lengths, base and tail together."""
+        return dict(self._cached(f"kinds{self._stats.get('generation')}", self._read_kinds))
+
+    def _read_kinds(self) -> dict[str, float]:
         got = bm25_stats.base_kinds(self._stats)
         for passage, count, total in self.con.execute(
             "SELECT passage, count(*), coalesce(sum(dl), 0) FROM (SELECT key, any_value(dl) "

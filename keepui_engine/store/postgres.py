@@ -78,6 +78,7 @@ class PgStore:
         self.exact_max = exact_max
         self.lock = threading.RLock()
         self.writes = 0
+        self.in_transaction = False
         self.con = connect(url)
         try:
             pg_schema.ensure(self.con, url, dim)

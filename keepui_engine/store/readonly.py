@@ -73,6 +73,7 @@ class ReadOnlyStore(Store):
         self.exact_max = exact_max
         self.lock = threading.RLock()
         self.writes = 0
+        self.in_transaction = False
         self._index = None
         try:
             self.con = duckdb.connect(str(root / DB_NAME), read_only=True)
