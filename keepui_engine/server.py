@@ -132,7 +132,7 @@ class _Handler(socketserver.StreamRequestHandler):
         if uid is not None and uid not in (os.getuid(), 0):
             return  # another user's process: it gets nothing (the socket is 0600 anyway)
         # A JSON line, or a marshal frame from the CLI's fast path (keepui_engine.wire).
-        framed = self.rfile.peek(1)[:1] == wire.FRAME
+        framed = self.rfile.peek(1)[:1] == wire.FRAME  # type: ignore[attr-defined]
         encode = wire.frame if framed else _json_line
         server: StoreServer = self.server.owner  # type: ignore[attr-defined]
         op = "?"
