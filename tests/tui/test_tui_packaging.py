@@ -1,4 +1,5 @@
-"""themes/ (as keepui/themes) and the shipped state docs are inside the wheel and found there."""
+"""themes/ (as keepui/themes), the shipped state docs and the `keepui` script are inside the
+wheel, and the themes are found there."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_wheel_contains_the_themes(tmp_path: Path) -> None:
-    pytest.importorskip("setuptools")
+    pytest.importorskip("hatchling")  # the build backend (the test extra installs it)
     src = tmp_path / "src"
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -34,6 +35,9 @@ def test_wheel_contains_the_themes(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"keepui/themes/{n}" for n in theming.THEME_FILES} <= names
     assert "keepui_engine/flows/builtin/query-resolve.yaml" in names  # the shipped state docs
+    script = next(n for n in names if n.endswith(".data/scripts/keepui"))
+    assert zipfile.ZipFile(wheel).read(script).startswith(b"#!python\n")
+    assert zipfile.ZipFile(wheel).getinfo(script).external_attr >> 16 & 0o111  # executable
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     code = "from keepui import theming; print(theming.themes_dir())"
