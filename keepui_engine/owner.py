@@ -32,6 +32,8 @@ from keepui_engine.wire import (  # noqa: F401
     expect,
     is_url,
     no_server,
+    own_socket,
+    peer,
     private_run_dir,
     socket_path,
     store_dir,
@@ -70,11 +72,8 @@ def connect(store: str, timeout: float = ANSWER_TIMEOUT_S) -> socket.socket | No
     """A connection to the store's server, or None when none answers (a stale socket file, a
     socket or a process of another user: those get nothing sent, the caller runs in-process,
     where `server.connect` reports them)."""
-    path = socket_path(store)
-    try:
-        if os.lstat(path).st_uid != os.getuid():
-            return None
-    except OSError:
+    path = own_socket(store)
+    if path is None:
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -83,32 +82,11 @@ def connect(store: str, timeout: float = ANSWER_TIMEOUT_S) -> socket.socket | No
     except OSError:
         sock.close()
         return None
-    uid = _peer_uid(sock)
-    if uid is not None and uid != os.getuid():
+    creds = peer(sock)
+    if creds is not None and creds[1] != os.getuid():
         sock.close()
         return None
     return sock
-
-
-def peer(sock: socket.socket) -> tuple[int, int] | None:
-    """(pid, uid) of the process at the other end of a Unix socket, where the platform tells
-    (Linux's SO_PEERCRED)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    import struct
-
-    try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    except OSError:
-        return None
-    pid, uid, _gid = struct.unpack("3i", creds)
-    return int(pid), int(uid)
-
-
-def _peer_uid(sock: socket.socket) -> int | None:
-    creds = peer(sock)
-    return None if creds is None else creds[1]
 
 
 def request(

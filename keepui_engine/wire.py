@@ -175,17 +175,14 @@ def ask(
     user answers (no socket, a stale one, another user's) or the exchange failed."""
     import _socket
 
-    path = socket_path(store)
-    try:
-        if os.lstat(path).st_uid != os.getuid():
-            return None
-    except OSError:
+    path = own_socket(store)
+    if path is None:
         return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
         sock.connect(path)
-        creds = _peer_creds(sock)
+        creds = peer(sock)
         if creds is not None and creds[1] != os.getuid():
             return None
         message = {"op": op, "args": args, "beat": max(0.05, timeout / 4), "expect": expect(store)}
@@ -197,13 +194,28 @@ def ask(
         sock.close()
 
 
-def _peer_creds(sock: Any) -> tuple[int, int] | None:
+def own_socket(store: str) -> str | None:
+    """The store's socket path when it exists and belongs to this user (nothing is ever sent
+    to another user's socket)."""
+    path = socket_path(store)
+    try:
+        return path if os.lstat(path).st_uid == os.getuid() else None
+    except OSError:
+        return None
+
+
+def peer(sock: Any) -> tuple[int, int] | None:
+    """(pid, uid) of the process at the other end of a Unix socket, where the platform tells
+    (Linux's SO_PEERCRED)."""
     import _socket
 
     option = getattr(_socket, "SO_PEERCRED", None)
     if option is None:
         return None
-    raw = sock.getsockopt(_socket.SOL_SOCKET, option, 12)
+    try:
+        raw = sock.getsockopt(_socket.SOL_SOCKET, option, 12)
+    except OSError:
+        return None
     pid = int.from_bytes(raw[0:4], sys.byteorder, signed=True)
     uid = int.from_bytes(raw[4:8], sys.byteorder, signed=True)
     return pid, uid
