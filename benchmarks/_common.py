@@ -19,6 +19,10 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# A benchmark measures the engine in its own process: a Workbench opened here must not hand
+# its calls to an owner it starts (an owner started by hand still serves them, as for users).
+# bench_cli.py takes this out of the environment of the commands it times through an owner.
+os.environ.setdefault("KEEPUI_NO_SERVER", "1")
 
 import numpy as np  # noqa: E402
 
