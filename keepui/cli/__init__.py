@@ -13,26 +13,16 @@ if TYPE_CHECKING:
     from keepui_engine import Workbench
 
 
-def one_blas_thread(args: list[str]) -> None:
-    """Let numpy's BLAS use one thread unless the user chose (before numpy loads), except in
-    `keepui serve`.
+def one_blas_thread() -> None:
+    """Let numpy's BLAS use one thread unless the user chose (before numpy loads).
 
     A keepui process multiplies one query vector at a time; spread over every core, those
     products only fight each other when several keepui processes run at once (16 processes
     on 2 cores on PostgreSQL: 1.5 puts/s with a thread per core, 10.8 with one;
     benchmarks/bench_pg_load.py). Batch embedding runs in torch (MKL and OpenMP threads), which
-    this leaves be. A store's owner (`serve`) is the one process that embeds every batch for
-    its clients with the numpy model (`put DIR` through it), so it keeps a thread per core.
+    this leaves be.
     """
-    if "serve" in args[:4]:
-        if os.environ.pop(_BLAS_OURS, None):  # started by a command that set it, not the user
-            os.environ.pop("OPENBLAS_NUM_THREADS", None)
-    elif "OPENBLAS_NUM_THREADS" not in os.environ:
-        os.environ["OPENBLAS_NUM_THREADS"] = "1"
-        os.environ[_BLAS_OURS] = "1"
-
-
-_BLAS_OURS = "KEEPUI_SET_OPENBLAS_THREADS"  # OPENBLAS_NUM_THREADS=1 was keepui's choice
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def leave_abandoned_work(wb: Workbench, code: int = 0) -> None:
@@ -55,7 +45,7 @@ def leave_abandoned_work(wb: Workbench, code: int = 0) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and map failures to exit codes (never a traceback, never a silent exit)."""
     args = without_no_server(sys.argv[1:] if argv is None else argv)
-    one_blas_thread(args)
+    one_blas_thread()
     from keepui_engine.private import use_private_umask
 
     use_private_umask()  # every file keepui writes (store, WAL, logs, exports) is the user's

@@ -7,8 +7,10 @@ which is faster for throughput.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +120,11 @@ class SentenceTransformerEmbedder:
                 len(texts) <= NUMPY_MAX_TEXTS  # a CLI put of a note never loads torch
                 and (self._torch is None or sum(map(len, texts)) <= NUMPY_MAX_CHARS_WITH_TORCH)
             ):
-                return np.asarray(self._numpy_model().encode(texts), np.float32)
+                model = self._numpy_model()
+                if len(texts) <= NUMPY_MAX_TEXTS:
+                    return np.asarray(model.encode(texts), np.float32)
+                with every_core():  # a lean owner's batch (put DIR through it)
+                    return np.asarray(model.encode(texts), np.float32)
             model = self._torch_model()
             step = max(4 * self.batch_size, 64)  # one encode call per step: its memory
             chunks = [  # grows with the texts it is given (1,024 texts: +370 MB, 64: +260 MB)
@@ -168,3 +174,19 @@ class SentenceTransformerEmbedder:
                     str(self.model_dir), device="cpu", local_files_only=True
                 )
         return self._torch
+
+
+@contextlib.contextmanager
+def every_core() -> Iterator[None]:
+    """numpy's BLAS on every core for the block. keepui processes run it on one thread
+    (keepui.cli.one_blas_thread: one query vector at a time, and several processes would fight
+    over the cores); a batch of texts through the numpy model is the exception, and took 33 s
+    instead of 27 for the shared docs folder through a lean owner. Without threadpoolctl (a
+    dependency of sentence-transformers' scikit-learn) the block runs as it is."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=os.cpu_count() or 1, user_api="blas"):
+        yield
