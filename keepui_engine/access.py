@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from keepui_engine import owner, server
+from keepui_engine import owner, server, wire
 from keepui_engine.config import Settings
 from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.locking import StoreLock
@@ -213,7 +213,7 @@ class StoreAccess:
             with serving._in_foreground(op in WRITES):
                 return serving._owned(op, args, "read" if op in READS else "write")
         wait = self.settings.answer_timeout_s
-        expected = owner.expect(str(store))
+        expected = wire.expect(str(store))
         started = False
         while True:
             sock = server.connect(store, timeout=wait)
@@ -222,11 +222,9 @@ class StoreAccess:
                 if owner.ensure(str(store), owner.say):
                     continue
             if sock is not None:
-                wire = {
-                    k: encode(v) for k, v in args.items() if not callable(v)
-                }  # local callbacks stay
+                sent = {k: encode(v) for k, v in args.items() if not callable(v)}  # not callbacks
                 try:
-                    return DECODE[op](server.call(sock, op, wire, wait, expected))
+                    return DECODE[op](server.call(sock, op, sent, wait, expected))
                 except server.Retry:
                     continue  # the server is stopping: its lock frees up in a moment
                 except owner.Stale as exc:
@@ -250,7 +248,7 @@ class StoreAccess:
     def _may_start_owner(self, op: str) -> bool:
         """Whether this call starts the store's owner when none runs: it needs the model or
         queues work, and neither `KEEPUI_NO_SERVER` nor a read-only store forbids it."""
-        return op in STARTS_OWNER and not owner.no_server() and not self._pg
+        return op in STARTS_OWNER and not wire.no_server() and not self._pg
 
     def _replace_stale(self, exc: owner.Stale) -> None:
         """Stop a server of another keepui build or keepui.toml (it ran nothing)."""
@@ -339,11 +337,11 @@ class StoreAccess:
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         store = str(self.settings.store)
         if kind != "workbench":
-            self._server.stamp = owner.expect(store)
+            self._server.stamp = wire.expect(store)
         self._server.about = lambda: {
             "kind": kind,
             "store": store,
-            "version": owner.VERSION,
+            "version": wire.VERSION,
             "model": self.settings.embedding_model,
             "started": started,
             "log": str(self.settings.store / owner.LOG_NAME) if kind == "auto" else None,

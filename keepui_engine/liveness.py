@@ -18,7 +18,8 @@ import threading
 from typing import Any
 
 from keepui_engine.errors import StoreError, error_from_dict
-from keepui_engine.owner import Stale, peer
+from keepui_engine.owner import Stale
+from keepui_engine.wire import peer
 
 MAX_LINE = 256 * 1024 * 1024
 ANSWER_TIMEOUT_S = 10.0

@@ -2,11 +2,11 @@
 
 The first command that needs the model starts `keepui serve --auto` for its store in the
 background (detached, logging to STORE/server.log); later commands talk to it over the store
-socket. Everything here is light to import (no numpy, DuckDB or model; `typing` neither): the
-CLI's fast path runs on it before anything else loads.
+socket. The CLI's fast path reaches a running one through `keepui_engine.wire` alone; this
+module, light to import too (no numpy, DuckDB or model), starts, asks about and stops them.
 
-A request carries what the client expects of its server (`expect`): this keepui build and
-this keepui.toml. A server that differs answers `stale` instead of running anything, and is
+A request carries what the client expects of its server (`wire.expect`): this keepui build
+and this keepui.toml. A server that differs answers `stale` instead of running anything, and is
 replaced, never used. Starting is serialised by a flock on STORE/server.start, so two
 commands racing to start one start exactly one.
 """
@@ -19,26 +19,8 @@ import socket
 import sys
 import time
 
-# The light half (paths, builds, one framed request) lives in wire; these names are part of
-# this module's interface too.
-from keepui_engine.wire import (  # noqa: F401
-    ANSWER_TIMEOUT_S,
-    CONFIG_NAME,
-    SOCKET_NAME,
-    TRUE,
-    VERSION,
-    build_id,
-    config_stamp,
-    expect,
-    is_url,
-    no_server,
-    own_socket,
-    peer,
-    private_run_dir,
-    socket_path,
-    store_dir,
-    store_exists,
-)
+# The light half (store and socket paths, builds, one framed request) is keepui_engine.wire.
+from keepui_engine.wire import ANSWER_TIMEOUT_S, own_socket, peer, private_run_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,20 +76,17 @@ def request(
     op: str,
     args: dict[str, Any],
     *,
-    expected: dict[str, str] | None = None,
     timeout: float = ANSWER_TIMEOUT_S,
 ) -> dict[str, Any]:
-    """Send one request and return the server's reply as it is (`ok`, `result` or `error`,
-    `retry`, `stale`); the connection is closed after. The server sends whitespace while it
-    works, so `timeout` bounds its silence, not the request.
+    """Send one request about the server itself (`__hello__`, `__stop__`: those need no
+    `expect`) and return its reply as it is; the connection is closed after. The server sends
+    whitespace while it works, so `timeout` bounds its silence, not the request.
 
     Raises:
         OSError: The connection failed or the server went silent (TimeoutError).
         ValueError: The answer is not JSON.
     """
     message: dict[str, Any] = {"op": op, "args": args, "beat": max(0.05, timeout / 4)}
-    if expected is not None:
-        message["expect"] = expected
     with sock:
         sock.settimeout(timeout)
         sock.sendall(json.dumps(message).encode() + b"\n")

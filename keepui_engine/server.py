@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from keepui_engine import owner, wire
+from keepui_engine import wire
 from keepui_engine.errors import KeepuiError, StoreError
 from keepui_engine.liveness import (
     ANSWER_TIMEOUT_S,
@@ -40,7 +40,7 @@ __all__ = [
     "private_run_dir",
     "socket_path",
 ]
-SOCKET_NAME = owner.SOCKET_NAME
+SOCKET_NAME = wire.SOCKET_NAME
 STOP_POLL_S = 0.05  # how often the serving thread looks whether `stop` was asked (it waits)
 
 
@@ -49,13 +49,13 @@ class _Gone(Exception):
 
 
 def socket_path(store: Path) -> Path:
-    """Where the store's socket lives (see `owner.socket_path`)."""
-    return Path(owner.socket_path(store))
+    """Where the store's socket lives (see `wire.socket_path`)."""
+    return Path(wire.socket_path(store))
 
 
 def private_run_dir() -> Path:
-    """The private directory for sockets of long store paths (see `owner.private_run_dir`)."""
-    return Path(owner.private_run_dir())
+    """The private directory for sockets of long store paths (see `wire.private_run_dir`)."""
+    return Path(wire.private_run_dir())
 
 
 def connect(store: Path, timeout: float = ANSWER_TIMEOUT_S) -> socket.socket | None:
@@ -239,7 +239,7 @@ class StoreServer:
         # Operations of the front end that serves (e.g. a whole CLI command), by name:
         # Callable(args, ready) -> JSON-ready result; they take no turn on the store themselves.
         self.front: dict[str, Callable[[dict[str, Any], Callable[[], None]], Any]] = {}
-        # What a request's `expect` must match (see `owner`), and what `__hello__` adds.
+        # What a request's `expect` must match (see `wire.expect`), and what `__hello__` adds.
         self.stamp: dict[str, str] = {}
         self.about: Callable[[], dict[str, Any]] = dict
         self.stop_asked = threading.Event()  # a client sent `__stop__`

@@ -23,6 +23,7 @@ from keepui_engine import (
     owner,
     start_local_postgres,
     stop_local_postgres,
+    wire,
 )
 
 
@@ -109,7 +110,7 @@ def _why_stop(wb: Workbench, idle_exit: float) -> str | None:
 
 def _report(store: str | None, stop_: bool, json_: bool) -> None:
     """`serve --status` and `serve --stop`."""
-    path = owner.store_dir(store)
+    path = wire.store_dir(store)
     info = owner.stop(path) if stop_ else owner.hello(path)
     state = ("stopped" if stop_ else "running") if info else "stopped"
     if json_:

@@ -180,8 +180,8 @@ class SentenceTransformerEmbedder:
 def every_core() -> Iterator[None]:
     """numpy's BLAS on every core for the block. keepui processes run it on one thread
     (keepui.cli.one_blas_thread: one query vector at a time, and several processes would fight
-    over the cores); a batch of texts through the numpy model is the exception, and took 33 s
-    instead of 27 for the shared docs folder through a lean owner. Without threadpoolctl (a
+    over the cores); a batch of texts through the numpy model is the exception (the shared
+    docs folder through a lean owner: 33 s on one thread, 29 s on two). Without threadpoolctl (a
     dependency of sentence-transformers' scikit-learn) the block runs as it is."""
     try:
         from threadpoolctl import threadpool_limits

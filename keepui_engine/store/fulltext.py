@@ -116,13 +116,17 @@ class FullText:
         self.repaired: str | None = None  # what the last load found damaged and rebuilt
 
     # -- base index -------------------------------------------------------------------------
-    def _cached(self, name: str, compute: Callable[[], Any]) -> Any:
-        """`compute()`, reused until the next committed write or rebuild (never inside a
-        transaction, nor without a stamp: a process that is not the store's only writer)."""
+    def _now(self) -> tuple[int, int] | None:
+        """What cached statistics are valid for: (committed writes, rebuilds); None inside a
+        transaction or without a stamp (a process that is not the store's only writer)."""
         count = self._stamp() if self._stamp is not None else None
-        if count is None:
+        return None if count is None else (count, self._rebuilds)
+
+    def _cached(self, name: str, compute: Callable[[], Any]) -> Any:
+        """`compute()`, reused until the next committed write or rebuild."""
+        stamp = self._now()
+        if stamp is None:
             return compute()
-        stamp = (count, self._rebuilds)
         hit = self._memo.get(name)
         if hit is not None and hit[0] == stamp:
             return hit[1]
@@ -294,6 +298,8 @@ class FullText:
         (path / "stats.json").write_text(json.dumps(stats))
         files = {p.name: manifest.entry(p) for p in sorted(path.iterdir()) if p.is_file()}
         manifest.write_json(path / MANIFEST, {"generation": gen, "files": files})
+        # Counted before and after the commit: what a reader caches while it runs is for
+        # neither the old base nor the new one.
         self._rebuilds += 1
         self.con.execute("BEGIN TRANSACTION")
         try:
@@ -392,8 +398,8 @@ class FullText:
     def _tail_rows(self, terms: list[str]) -> dict[str, Any]:
         """The tail's postings of these terms (key, term, tf, dl, passage columns); the last
         query's are kept until the next write, as its idf and its search both read them."""
-        count = self._stamp() if self._stamp is not None else None
-        key = None if count is None else (count, self._rebuilds, tuple(terms))
+        stamp = self._now()
+        key = None if stamp is None else (*stamp, tuple(terms))
         if key is not None and self._last_tail is not None and self._last_tail[0] == key:
             return self._last_tail[1]
         rows: dict[str, Any] = self.con.execute(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support import make_fake_store
 
-from keepui_engine import open_workbench, owner
+from keepui_engine import open_workbench, owner, wire
 
 
 def wait_for(condition, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
@@ -128,7 +128,7 @@ def test_a_server_of_another_build_is_replaced_not_used(store: Path) -> None:
         assert "replacing the server" in put.stderr
         assert old.wait(timeout=30) == 0  # asked to stop, it stopped cleanly
         now = status(store)
-        assert now["pid"] != old.pid and now["build"] == owner.build_id()
+        assert now["pid"] != old.pid and now["build"] == wire.build_id()
         in_process = cli(store, "get", "a", "--json")  # the usual path checks the build too
         assert json.loads(in_process.stdout)["text"] == "a note for the new build"
     finally:

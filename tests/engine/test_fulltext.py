@@ -213,3 +213,37 @@ def test_restat_recovers_term_counts_exactly() -> None:
             tf, lengths[docs], np.full(len(docs), float(df[tid])), passage[docs], stats, ft.K1, ft.B
         )
         assert model.scores["data"][lo:hi] == pytest.approx(want, rel=1e-5)
+
+
+def test_cached_statistics_follow_every_write_and_ignore_a_rolled_back_one(
+    store_dir: Path, backend: str
+) -> None:
+    """A long-lived process keeps the tail's statistics between writes: after each put, and
+    after a transaction that wrote the tail and rolled back, its idf and scores equal those of
+    a channel that reads everything afresh."""
+    if backend == "postgres":
+        pytest.skip("the DuckDB channel's cache (PostgreSQL keeps its statistics in tables)")
+    wb = open_workbench(store_dir, own=True)
+    try:
+        engine = wb._engine  # noqa: SLF001 - the channel's statistics, against a fresh reader
+        assert engine is not None
+        fresh = ft.FullText(engine.store.root, engine.store.con)  # no stamp: never cached
+        cached = engine.fulltext
+        assert isinstance(cached, ft.FullText)
+        query = "lazy fox biscuits"
+        for i, text in enumerate(TEXTS):
+            wb.put(text, id=f"t{i}")
+            _bm25(wb, query)  # fills the caches
+            assert list(cached.idf(query)) == pytest.approx(list(fresh.idf(query)))
+            assert cached._kinds() == fresh._kinds()  # noqa: SLF001
+        from keepui_engine.store.postings import add_tail
+
+        before = _bm25(wb, query)
+        with pytest.raises(RuntimeError), engine.store.transaction():
+            add_tail(engine.store.con, [999_999], ["lazy lazy fox"], cached.tokenize, [False])
+            assert list(cached.idf(query)) == pytest.approx(list(fresh.idf(query)))
+            raise RuntimeError("rolled back")
+        assert list(cached.idf(query)) == pytest.approx(list(fresh.idf(query)))
+        assert _bm25(wb, query) == before
+    finally:
+        wb.close()
