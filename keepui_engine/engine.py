@@ -15,6 +15,7 @@ from keepui_engine.inputs import iso
 from keepui_engine.search.ranking import public_tags
 from keepui_engine.store import documents, queries, structure
 from keepui_engine.store import parts as part_sql
+from keepui_engine.store.catalog import KeyCatalog
 from keepui_engine.store.documents import Row
 from keepui_engine.types import (
     DeleteResult,
@@ -70,8 +71,8 @@ class Engine:
         self.vectors = EmbeddingCache(store, embedder)
         self._fulltext: FullText | PgFullText | None = None
         self._summarizer: Summarizer | None = None
-        self._live: tuple[int, np.ndarray] | None = None
-        self._current: tuple[int, np.ndarray] | None = None
+        self._catalog: tuple[int, KeyCatalog] | None = None
+        self._current: tuple[KeyCatalog, np.ndarray] | None = None
 
     @property
     def fulltext(self) -> FullText | PgFullText:
@@ -82,25 +83,29 @@ class Engine:
 
     def live_keys(self) -> np.ndarray:
         """Every live vector key, sorted; cached until the next committed write."""
-        if self.store.dialect != "duckdb":  # other processes write too: no cache
-            return self.store.live_keys()
-        if self._live is None or self._live[0] != self.store.writes:
-            self._live = (self.store.writes, self.store.live_keys())
-        return self._live[1]
+        got = self.catalog()
+        return self.store.live_keys() if got is None else got.keys
 
     def current_keys(self) -> np.ndarray | None:
         """The keys of every document's current version and its parts, sorted, cached until
         the next committed write: what a find may return unless asked about the past. None on
         PostgreSQL, whose channels drop archived keys from what they return instead (reading
         every current key per find would cost more there than it saves)."""
+        got = self.catalog()
+        if got is None:
+            return None
+        if self._current is None or self._current[0] is not got:
+            self._current = (got, got.current())
+        return self._current[1]
+
+    def catalog(self) -> KeyCatalog | None:
+        """Every vector key's document, version and head, read once per committed write; None
+        on PostgreSQL (other processes write too: nothing is cached)."""
         if self.store.dialect != "duckdb":
             return None
-        if self._current is None or self._current[0] != self.store.writes:
-            got = self.store.con.execute(
-                "SELECT key FROM vector_keys WHERE version = head ORDER BY key"
-            ).fetchnumpy()["key"]
-            self._current = (self.store.writes, np.asarray(got, np.int64))
-        return self._current[1]
+        if self._catalog is None or self._catalog[0] != self.store.writes:
+            self._catalog = (self.store.writes, KeyCatalog.read(self.store.con))
+        return self._catalog[1]
 
     def settle(self) -> None:
         """Fold the BM25 tail into the base now, so scores depend on what is stored and not on

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from keepui_engine.config import Settings
     from keepui_engine.embedding import EmbeddingCache
     from keepui_engine.providers.base import Embedder, Summarizer
+    from keepui_engine.store.catalog import KeyCatalog
     from keepui_engine.store.documents import Row
     from keepui_engine.store.fulltext import FullText
     from keepui_engine.store.pg_bm25 import PgFullText
@@ -35,6 +36,8 @@ class Operations(Protocol):
     def live_keys(self) -> np.ndarray: ...
 
     def current_keys(self) -> np.ndarray | None: ...
+
+    def catalog(self) -> KeyCatalog | None: ...
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
 

@@ -10,49 +10,55 @@ from typing import Any
 
 import numpy as np
 
-# erfc(a) = t * exp(-a*a + P(u)) for 0 <= a <= 6 with t = 2 / (2 + a), u = (8t - 5) / 3 in [-1, 1].
-# P (highest degree first) is the degree-12 Chebyshev interpolant of log(erfc(a) / t) + a*a, fitted
-# with math.erfc; max |erf error| is ~1e-10, and erfc(6) ~ 2e-17 so a is clipped at 6.
-_ERFC_POLY = (
-    1.2468975706552905e-06, 4.594836959946198e-07, -1.3352859238348634e-05,
-    1.0868028960500127e-05, 8.130958689927248e-05, -0.00019599005743068876,
-    -0.000330171480464724, 0.002029059081004428, 0.0004935255472662965,
-    -0.021523678709929134, 0.005570762196882013, 0.5153126883067024, -0.5014367259211948,
-)  # fmt: skip
+# erfc(a) ~ t * P(t) * exp(-a*a) for a >= 0, t = 1 / (1 + 0.3275911 a): Abramowitz and Stegun
+# 7.1.26, |erf error| <= 1.5e-7, about float32's own resolution (torch computes GELU in float32).
+_AS_P = 0.3275911
+_AS_POLY = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)  # highest first
 _BATCH = 16  # texts per forward pass (sorted by length, padded within the batch)
-_CHUNK = 32768  # GELU elements per float64 chunk, small enough to stay in cache
+_CHUNK = 8192  # GELU elements per chunk (32 KB temporaries: no mmap, in cache)
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
+_ERFC_CLIP = 9.0  # erfc(9) < 1e-36
 
 
 def _erfc_abs(z: np.ndarray) -> np.ndarray:
-    """Return erfc(|z|) for a float64 array (abs error ~1e-10; scipy.special imports in ~160 ms)."""
-    a = np.minimum(np.abs(z), 6.0)
-    t = np.divide(2.0, a + 2.0)
-    u = t * (8.0 / 3.0) - 5.0 / 3.0
-    p = u * _ERFC_POLY[0]
-    for c in _ERFC_POLY[1:-1]:  # Horner
-        p += c
-        p *= u
+    """Return erfc(|z|) of a float32 array (absolute error <= 1.5e-7) with plain ufuncs (a
+    masked `where=` ufunc is unvectorized, 10x slower here)."""
+    a = np.abs(z)
+    np.minimum(a, np.float32(_ERFC_CLIP), out=a)  # no denormals below (slow on x86)
+    t = a * np.float32(_AS_P)
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    p = t * np.float32(_AS_POLY[0])
+    for c in _AS_POLY[1:]:  # Horner
+        p += np.float32(c)
+        p *= t
     a *= a
-    a -= _ERFC_POLY[-1]
-    p -= a
-    np.exp(p, out=p)
-    p *= t
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    p *= a
     return p
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    """Exact (erf-based) GELU x * Phi(x) of a float32 array, computed in float64 chunks."""
+    """Exact (erf-based) GELU x * Phi(x) of a float32 array, in float32.
+
+    x * Phi(x) = max(x, 0) - |x| * erfc(|x| / sqrt 2) / 2, which needs no sign branch (absolute
+    error 3.3e-7 against float64; torch's float32 GELU: 3.7e-7). In chunks whose temporaries
+    stay under malloc's mmap threshold: fresh mmapped pages for each temporary (their page
+    faults) had cost more than the arithmetic. Was float64 with a masked ufunc: 3x slower.
+    """
     flat = x.reshape(-1)
     out = np.empty_like(flat)
     for s in range(0, flat.size, _CHUNK):
-        z = flat[s : s + _CHUNK].astype(np.float64)
-        z *= _SQRT1_2
-        e = _erfc_abs(z)  # 1 + erf(z) is e for z < 0, else 2 - e
-        np.subtract(2.0, e, out=e, where=z >= 0)
-        e *= z
-        e *= _SQRT1_2
-        out[s : s + _CHUNK] = e
+        v = flat[s : s + _CHUNK]
+        a = np.abs(v)
+        np.minimum(a, np.float32(_ERFC_CLIP / _SQRT1_2), out=a)  # where erfc(|x|/sqrt 2) ~ 0
+        e = _erfc_abs(a * np.float32(_SQRT1_2))
+        e *= a
+        e *= np.float32(0.5)
+        o = out[s : s + _CHUNK]
+        np.maximum(v, np.float32(0.0), out=o)
+        o -= e
     return out.reshape(x.shape)
 
 

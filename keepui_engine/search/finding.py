@@ -16,6 +16,7 @@ from keepui_engine.search.query_vector import query_vector
 from keepui_engine.search.ranking import TIE, excerpt, fuse
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
+from keepui_engine.store.catalog import KeyCatalog
 from keepui_engine.types import FindQuery, FindResult, Hit
 from keepui_engine.work.gate import reader_opening
 
@@ -68,6 +69,7 @@ def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult
     # DuckDB: the channels search only the current keys (one mask, cached per write), so an
     # archived version never takes a fetched slot; elsewhere `_documents` drops them.
     scope = engine.current_keys() if current and allowed is None else None
+    catalog = engine.catalog()
     now = now_aware.replace(tzinfo=None)
     notes = []
     if q.as_of:
@@ -100,7 +102,7 @@ def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult
             got[:] = rest
             return keys, sims
 
-        dense = _documents(con, dense_search, fetch, current)
+        dense = _documents(con, dense_search, fetch, current, catalog)
         method, considered = got  # type: ignore[assignment]
     # PostgreSQL's BM25 holds postings of live versions only: no key list needed
     live = None
@@ -111,6 +113,7 @@ def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult
         lambda k: engine.fulltext.search(query, k, live, allowed),  # type: ignore[arg-type]
         fetch,
         current,
+        catalog,
     )
     keys = np.unique(np.concatenate([c[0] for c in (dense, bm25) if c is not None]))
     rows = queries.hydrate(con, keys.tolist())
@@ -144,6 +147,7 @@ def _documents(
     search: Callable[[int], tuple[np.ndarray, np.ndarray]],
     fetch: int,
     current: bool = False,
+    catalog: KeyCatalog | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A channel's best keys, fetched until they hold `fetch` documents (or all there are),
     less the keys that cannot be the one a document lifts to.
@@ -153,14 +157,18 @@ def _documents(
     passage's two channels together), and any later key of a newer version within `TIE` of
     the best (what `search.lift` chooses from), so only those are hydrated.
     With `current`, keys of archived versions are dropped first (the store answers about now).
+    `catalog`: the keys' documents in memory (DuckDB), instead of a statement per fetch.
     """
     k = fetch
     while True:
         keys, scores = search(k)
-        recs = con.execute(
-            "SELECT key, doc_id, version, head FROM vector_keys WHERE key = ANY($1)",
-            [keys.tolist()],
-        ).fetchall()
+        if catalog is not None:
+            recs = catalog.lookup(keys.tolist())
+        else:
+            recs = con.execute(
+                "SELECT key, doc_id, version, head FROM vector_keys WHERE key = ANY($1)",
+                [keys.tolist()],
+            ).fetchall()
         where = {r[0]: (r[1], r[2]) for r in recs if not current or r[2] == r[3]}
         found = len({d for d, _ in where.values()})
         if found >= fetch or len(keys) < k:

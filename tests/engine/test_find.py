@@ -233,3 +233,46 @@ def test_a_hit_with_no_evidence_is_hidden_and_counted(
     assert result.hidden["no_evidence"] == 1
     assert any("no evidence" in n for n in result.notes)
     assert wb.find("lighthouse", mode="bm25").hidden["no_evidence"] == 0
+
+
+def test_the_key_catalog_follows_every_write(tmp_path: Path) -> None:
+    """An owner keeps every key's document and versions in memory between writes: after a
+    put, a new version, a delete and a purge it equals the table, and finds name the current
+    versions only (a stale catalog would keep the purged document or the old version)."""
+    from keepui_engine.store.catalog import KeyCatalog
+
+    store = make_fake_store(tmp_path / "s")
+    with open_workbench(store, own=True) as wb:
+        engine = wb._engine  # noqa: SLF001 - the cached catalog against the table
+        assert engine is not None
+
+        def table() -> list[tuple[int, str, int, int]]:
+            return engine.store.con.execute(
+                "SELECT key, doc_id, version, head FROM vector_keys ORDER BY key"
+            ).fetchall()
+
+        def check() -> None:
+            got = engine.catalog()
+            assert got is not None
+            rows = list(zip(got.keys.tolist(), got.doc_ids.tolist(), got.versions.tolist(),
+                            got.heads.tolist(), strict=True))  # fmt: skip
+            assert rows == table()
+            assert engine.current_keys().tolist() == [r[0] for r in rows if r[2] == r[3]]
+
+        wb.put("the heron waits by the river", id="heron")
+        wb.put("the kingfisher dives into the river", id="kingfisher")
+        check()
+        wb.put("the heron flies over the marsh", id="heron")  # a new version
+        check()
+        assert [h.id for h in wb.find("heron marsh river", mode="bm25").hits][0] == "heron"
+        assert all(h.version == 0 for h in wb.find("heron", mode="bm25").hits if h.id == "heron")
+        wb.delete("kingfisher", purge=True)
+        check()
+        assert "kingfisher" not in [h.id for h in wb.find("kingfisher dives").hits]
+        cat = KeyCatalog.read(engine.store.con)
+        keys = [r[0] for r in table()]
+        assert cat.lookup([10**9, keys[-1], keys[0]]) == [
+            (keys[-1], *table()[-1][1:]),
+            (keys[0], *table()[0][1:]),
+        ]
+        assert cat.lookup([]) == []
