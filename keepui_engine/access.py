@@ -14,16 +14,7 @@ from keepui_engine import owner, server, wire
 from keepui_engine.config import Settings
 from keepui_engine.errors import KeepuiError, StoreError, UsageError
 from keepui_engine.locking import StoreLock
-from keepui_engine.routing import (
-    DECODE,
-    READ_ONLY_OK,
-    READS,
-    SELF_CHECKING,
-    STARTS_OWNER,
-    WRITES,
-    encode,
-)
-from keepui_engine.types import FindQuery, PutSpec
+from keepui_engine.ops import registry
 from keepui_engine.work.gate import Gate
 from keepui_engine.writable import not_writable
 
@@ -190,7 +181,9 @@ class StoreAccess:
         )
         return Engine(self.settings, store, emb)
 
-    def _call(self, op: str, **args: Any) -> Any:
+    def call(self, op: str, **args: Any) -> Any:
+        """Run one operation (a name in ops.registry) wherever the store is: in this process,
+        in its owner over the socket, or here under the store lock for this call alone."""
         try:
             return self._route(op, args)
         except KeepuiError:
@@ -201,17 +194,18 @@ class StoreAccess:
     def _route(self, op: str, args: dict[str, Any]) -> Any:
         if self._stopped is not None:  # a late call from a thread of a closed owner
             raise StoreError(f"cannot {op}: this keepui process has closed the store.", "Closed")
+        spec = registry.get(op)
         if self._engine is None and self._pg:  # connect on first use, then keep the connection
-            self._engine = self._open_engine(check_model=op not in SELF_CHECKING)
+            self._engine = self._open_engine(check_model=not spec.self_checking)
         if self._engine is not None:
             if self._read_only is not None:
                 self._refuse_write(op)
-            return self._owned(op, args, "read" if op in READS else "write")
+            return self._owned(op, args, "read" if spec.reads else "write")
         store = self.settings.store
         serving = _SERVING.get(store)
         if serving is not None and serving._server is not None:  # we serve it: no socket
-            with serving._in_foreground(op in WRITES):
-                return serving._owned(op, args, "read" if op in READS else "write")
+            with serving._in_foreground(spec.client_write):
+                return serving._owned(op, args, "read" if spec.reads else "write")
         wait = self.settings.answer_timeout_s
         expected = wire.expect(str(store))
         started = False
@@ -222,9 +216,10 @@ class StoreAccess:
                 if owner.ensure(str(store), owner.say):
                     continue
             if sock is not None:
-                sent = {k: encode(v) for k, v in args.items() if not callable(v)}  # not callbacks
+                # callbacks (a progress function) stay here
+                sent = {k: registry.encode(v) for k, v in args.items() if not callable(v)}
                 try:
-                    return DECODE[op](server.call(sock, op, sent, wait, expected))
+                    return spec.decode(server.call(sock, op, sent, wait, expected))
                 except server.Retry:
                     continue  # the server is stopping: its lock frees up in a moment
                 except owner.Stale as exc:
@@ -236,19 +231,19 @@ class StoreAccess:
                 try:
                     self._refuse_write(op)
                     with self._read_only_engine() as engine:
-                        return getattr(engine, op)(**args)
+                        return registry.run(engine, op, args)
                 finally:
                     self._read_only = None
             if self._lock.acquire(
                 self.settings.lock_timeout_s, give_up=lambda: server.is_up(store)
             ):
-                with self._held(check_model=op not in SELF_CHECKING) as engine:
-                    return getattr(engine, op)(**args)
+                with self._held(check_model=not spec.self_checking) as engine:
+                    return registry.run(engine, op, args)
 
     def _may_start_owner(self, op: str) -> bool:
         """Whether this call starts the store's owner when none runs: it needs the model or
         queues work, and neither `KEEPUI_NO_SERVER` nor a read-only store forbids it."""
-        return op in STARTS_OWNER and not wire.no_server() and not self._pg
+        return registry.get(op).starts_owner and not wire.no_server() and not self._pg
 
     def _replace_stale(self, exc: owner.Stale) -> None:
         """Stop a server of another keepui build or keepui.toml (it ran nothing)."""
@@ -274,7 +269,7 @@ class StoreAccess:
 
     def _refuse_write(self, op: str) -> None:
         """Raise for an operation that writes, while the store is open read-only."""
-        if op not in READ_ONLY_OK:
+        if not registry.get(op).answers_read_only:
             raise StoreError(
                 f"cannot {op.split('_')[0]}: {self._read_only}, so keepui opened the store "
                 "read-only. Reading commands (find, get, list, stats, export) work; to change "
@@ -300,8 +295,8 @@ class StoreAccess:
         with self._gate.enter(mode):
             if ready is not None:
                 ready()
-            result = getattr(self._engine, op)(**args)
-        if self._worker is not None and op in WRITES:
+            result = registry.run(self._engine, op, args)
+        if self._worker is not None and registry.get(op).client_write:
             self._worker.wake()
         return result
 
@@ -406,15 +401,10 @@ class StoreAccess:
             self._foreground_end = time.monotonic()
 
     def _dispatch(self, op: str, args: dict[str, Any], ready: Callable[[], None]) -> Any:
-        if op not in DECODE:
-            raise UsageError(f"unknown operation {op!r}")
-        if op == "put_many":
-            args["specs"] = [PutSpec.from_dict(s) for s in args["specs"]]
-        if "q" in args:
-            args["q"] = FindQuery.from_dict(args["q"])
-        mode: Mode = "read" if op in READS else "write"
-        with self._in_foreground(op in WRITES):
-            return encode(self._owned(op, args, mode, ready))
+        spec = registry.get(op)  # UsageError for a name that is not an operation
+        mode: Mode = "read" if spec.reads else "write"
+        with self._in_foreground(spec.client_write):
+            return registry.encode(self._owned(op, spec.decode_args(args), mode, ready))
 
     def warm_up(self) -> None:
         """Load the model and the vector index now rather than on the first request."""
@@ -469,12 +459,12 @@ class StoreAccess:
 
     # -- operations -----------------------------------------------------------------------------
     @contextmanager
-    def _session(self, runs: str | None = None) -> Iterator[None]:
+    def session(self, runs: str | None = None) -> Iterator[None]:
         """Hold the store for a run of many calls when nobody serves it (one model load).
 
         Args:
             runs: An operation the run makes: one that starts the store's owner
-                (`routing.STARTS_OWNER`) starts it now, and every call goes to it.
+                (`starts_owner` in ops.registry) starts it now, and every call goes to it.
         """
         if self._pg or self._engine is not None or server.is_up(self.settings.store):
             yield

@@ -73,7 +73,7 @@ def context(
     """See `Workbench.context`."""
     _positive(top_k, "--top-k")
     _positive(max_tokens, "--max-tokens")
-    with wb._session("find"):  # one store open for the search and the passages
+    with wb.session("find"):  # one store open for the search and the passages
         found = scope.find(wb, query, tags, top_k, mode)
         return ctx.build(
             found,
@@ -97,7 +97,7 @@ def reflect(
     """See `Workbench.reflect`."""
     check_kind(kind)
     _positive(top_k, "--top-k")
-    with wb._session("find"):
+    with wb.session("find"):
         found = scope.find(wb, query, tags, top_k, mode)
         passages = [
             {"id": h.id, "matched": h.matched, "text": passage_text(wb, h)} for h in found.hits
@@ -108,7 +108,7 @@ def reflect(
             if store_back:
                 note += " (nothing stored)"
             return Reflection(query, kind, "", [], [], "none", None, [note])
-        got = wb._call("reflect", query=query, kind=kind, passages=passages)
+        got = wb.call("reflect", query=query, kind=kind, passages=passages)
         stored = None
         notes: list[str] = []
         if store_back and got["text"]:

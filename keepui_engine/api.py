@@ -55,12 +55,12 @@ class Workbench(StoreAccess):
 
     def put_many(self, specs: list[PutSpec]) -> list[PutResult]:
         """Store many texts in one batch (one encode pass, one transaction)."""
-        result: list[PutResult] = self._call("put_many", specs=specs)
+        result: list[PutResult] = self.call("put_many", specs=specs)
         return result
 
     def get(self, address: str, offset: int | None = None) -> Item:
         """A document by `ID` or `ID@V{N}`; `offset` picks a version (0 current, -1 oldest)."""
-        result: Item = self._call("get", address=address, offset=offset)
+        result: Item = self.call("get", address=address, offset=offset)
         return result
 
     def resolve_id(self, arg: str, *, whole: bool = False) -> str:
@@ -100,7 +100,7 @@ class Workbench(StoreAccess):
         """
         from keepui_engine.ingest.ingesting import ignore_globs, ingest
 
-        with self._session("put_many"):  # the store's owner (started now) stores them all
+        with self.session("put_many"):  # the store's owner (started now) stores them all
             try:
                 ignore = ignore_globs(self.get(".ignore").text)
             except NotFound:
@@ -120,7 +120,7 @@ class Workbench(StoreAccess):
     # -- background work --------------------------------------------------------------------
     def pending(self, doc_id: str | None = None) -> dict[str, Any]:
         """The queue: counts by task and state, failures with errors, next due time."""
-        result: dict[str, Any] = self._call("pending", doc_id=doc_id)
+        result: dict[str, Any] = self.call("pending", doc_id=doc_id)
         return result
 
     def work_once(self) -> dict[str, Any] | None:
@@ -128,7 +128,7 @@ class Workbench(StoreAccess):
         from keepui_engine.work.pending import owner_id
 
         mine = owner_id()
-        result: dict[str, Any] | None = self._call("work_once", owner=mine, live_owners=[mine])
+        result: dict[str, Any] | None = self.call("work_once", owner=mine, live_owners=[mine])
         return result
 
     def drain(self, progress: Any = None) -> list[dict[str, Any]]:
@@ -142,32 +142,32 @@ class Workbench(StoreAccess):
 
     def pending_retry(self) -> int:
         """Move dead letters back to the queue; return how many."""
-        result: int = self._call("pending_retry")
+        result: int = self.call("pending_retry")
         return result
 
     def pending_purge(self) -> int:
         """Delete dead letters; return how many."""
-        result: int = self._call("pending_purge")
+        result: int = self.call("pending_purge")
         return result
 
     def analyze(self, doc_id: str, *, queue: bool = False, force: bool = False) -> dict[str, Any]:
         """Split a document into parts now (or queue it); skipped when unchanged."""
-        result: dict[str, Any] = self._call("analyze", doc_id=doc_id, queue=queue, force=force)
+        result: dict[str, Any] = self.call("analyze", doc_id=doc_id, queue=queue, force=force)
         return result
 
     def summarize(self, doc_id: str) -> dict[str, Any]:
         """Queue a new summary of a document's current version: {"id", "queued": task id}."""
-        result: dict[str, Any] = self._call("summarize", doc_id=doc_id)
+        result: dict[str, Any] = self.call("summarize", doc_id=doc_id)
         return result
 
     def parts(self, address: str, offset: int | None = None) -> list[Part]:
         """The parts of a document version (current by default), in order; [] when unsplit."""
-        result: list[Part] = self._call("parts", address=address, offset=offset)
+        result: list[Part] = self.call("parts", address=address, offset=offset)
         return result
 
     def history(self, address: str) -> list[VersionInfo]:
         """The version timeline of a document, newest first."""
-        result: list[VersionInfo] = self._call("history", address=address)
+        result: list[VersionInfo] = self.call("history", address=address)
         return result
 
     def find(
@@ -217,7 +217,7 @@ class Workbench(StoreAccess):
     ) -> list[dict[str, Any]]:
         """A document's neighbours: [{"id", "via": "edge:VERB" or "similar", "score",
         "summary"}], its edges first, then its `per_hit` nearest by vector; none in `seen`."""
-        result: list[dict[str, Any]] = self._call(
+        result: list[dict[str, Any]] = self.call(
             "related", doc_id=doc_id, seen=list(seen or []), per_hit=per_hit
         )
         return result
@@ -225,12 +225,12 @@ class Workbench(StoreAccess):
     def find_deep(self, q: FindQuery, per_hit: int = 3) -> FindResult:
         """`find`, each hit with `related`: its edge neighbours and its `per_hit` nearest
         documents by vector, none repeating a hit or an earlier neighbour."""
-        result: FindResult = self._call("find_deep", q=q, per_hit=per_hit)
+        result: FindResult = self.call("find_deep", q=q, per_hit=per_hit)
         return result
 
     def find_query(self, q: FindQuery) -> FindResult:
         """`find` for a query already built (the TUI's search bar, `find --why`)."""
-        result: FindResult = self._call("find", q=q)
+        result: FindResult = self.call("find", q=q)
         return result
 
     # -- for agents: context, reflection, the now note ---------------------------------------
@@ -359,7 +359,7 @@ class Workbench(StoreAccess):
         from keepui_engine.flow_bindings import FlowHost
         from keepui_engine.flows.diagram import mermaid
 
-        with self._session():
+        with self.session():
             host = FlowHost(self, install=False)
             docs = [host.load_flow(info.name) for info in host.flows()]
         return mermaid(docs)
@@ -370,7 +370,7 @@ class Workbench(StoreAccess):
         from keepui_engine.flow_bindings import STATE_PREFIX, FlowHost
         from keepui_engine.flows import loader
 
-        with self._session():
+        with self.session():
             host = FlowHost(self, install=False)
             return [
                 {"id": STATE_PREFIX + name, "action": host.install_doc(name)}
@@ -419,7 +419,7 @@ class Workbench(StoreAccess):
         if cursor is None:
             params = {**fb.DEFAULT_PARAMS, **self.settings.flow_params, **given}
         fb.check_params(params or {})
-        with self._session():
+        with self.session():
             if doc is not None:
                 start = fb.check_actions(loader.parse(doc, name))
             else:
@@ -457,7 +457,7 @@ class Workbench(StoreAccess):
 
     def why(self, doc_id: str, q: FindQuery) -> Any:
         """Where `doc_id` ranked in each channel for the query `q`, and which step removed it."""
-        return self._call("why", q=q, doc_id=doc_id)
+        return self.call("why", q=q, doc_id=doc_id)
 
     def list_items(
         self,
@@ -472,7 +472,7 @@ class Workbench(StoreAccess):
         """Current documents by prefix and tags, in the asked order; `any_tags` (facet
         selections) needs, for each key, one of its values. System documents (ids starting
         with `.`) only with `include_system` or a prefix starting with `.`."""
-        result: list[Item] = self._call(
+        result: list[Item] = self.call(
             "list_items",
             prefix=prefix,
             tags=list(tags or []),
@@ -494,7 +494,7 @@ class Workbench(StoreAccess):
         """Tag KEY -> VALUE -> how many current documents carry it (system tags and system
         documents left out), over the documents passing the filters, or over `ids` (a result
         set)."""
-        result: dict[str, dict[str, int]] = self._call(
+        result: dict[str, dict[str, int]] = self.call(
             "facets", tags=list(tags or []), any_tags=any_tags, ids=ids, prefix=prefix
         )
         return result
@@ -502,17 +502,17 @@ class Workbench(StoreAccess):
     # -- relevance judgments -----------------------------------------------------------------------
     def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
         """Record that `doc_id` is relevant to `query` with `grade` 0..3 (latest wins)."""
-        result: Judgment = self._call("judge", query=query, doc_id=doc_id, grade=grade)
+        result: Judgment = self.call("judge", query=query, doc_id=doc_id, grade=grade)
         return result
 
     def unjudge(self, query: str, doc_id: str) -> bool:
         """Forget the judgment of `doc_id` for `query`; whether there was one."""
-        result: bool = self._call("unjudge", query=query, doc_id=doc_id)
+        result: bool = self.call("unjudge", query=query, doc_id=doc_id)
         return result
 
     def judgments(self, query: str | None = None) -> list[Judgment]:
         """Every judgment, or those of one query."""
-        result: list[Judgment] = self._call("judgments", query=query)
+        result: list[Judgment] = self.call("judgments", query=query)
         return result
 
     def judged_score(self, query: str, ids: list[str]) -> dict[str, Any]:
@@ -538,14 +538,14 @@ class Workbench(StoreAccess):
         self, doc_id: str, *, tags: list[str] | None = None, remove: list[str] | None = None
     ) -> PutResult:
         """Set (`KEY=VALUE`) or remove tags, archiving the previous version."""
-        result: PutResult = self._call(
+        result: PutResult = self.call(
             "tag", doc_id=doc_id, tags=list(tags or []), remove=list(remove or [])
         )
         return result
 
     def delete(self, doc_id: str, *, purge: bool = False) -> DeleteResult:
         """Revert to the previous version (or delete); `purge` removes all history."""
-        result: DeleteResult = self._call("delete", doc_id=doc_id, purge=purge)
+        result: DeleteResult = self.call("delete", doc_id=doc_id, purge=purge)
         return result
 
     def diff(self, address: str, a: int | None = None, b: int | None = None) -> VersionDiff:
@@ -556,22 +556,22 @@ class Workbench(StoreAccess):
             a: Offset of the left version (0 current, 1 previous, -1 oldest); default 1.
             b: Offset of the right version; default 0 (current).
         """
-        result: VersionDiff = self._call("diff", address=address, a=a, b=b)
+        result: VersionDiff = self.call("diff", address=address, a=a, b=b)
         return result
 
     def record_search(self, q: FindQuery, ids: list[str]) -> SearchRecord:
         """Add a search and the ids it returned to the store's search history."""
-        result: SearchRecord = self._call("record_search", q=q, ids=list(ids))
+        result: SearchRecord = self.call("record_search", q=q, ids=list(ids))
         return result
 
     def searches(self, limit: int = 100) -> list[SearchRecord]:
         """The search history, newest first."""
-        result: list[SearchRecord] = self._call("searches", limit=limit)
+        result: list[SearchRecord] = self.call("searches", limit=limit)
         return result
 
     def stats(self) -> Stats:
         """Counts and size of the store."""
-        result: Stats = self._call("stats")
+        result: Stats = self.call("stats")
         return result
 
     def change_feed(self) -> ChangeFeed | None:
@@ -594,7 +594,7 @@ class Workbench(StoreAccess):
         """Re-embed everything with the model keepui.toml names (after a model change);
         `progress(done, total)` after each committed batch (when this process does the work).
         An interrupted run keeps its finished batches, and the next run skips them."""
-        result: Stats = self._call("reindex", progress=progress)
+        result: Stats = self.call("reindex", progress=progress)
         return result
 
     def doctor(self, *, repair: bool = False) -> DoctorReport:
@@ -611,7 +611,7 @@ class Workbench(StoreAccess):
             gone = missing_database(self.settings.store)  # opening would create an empty one
             if gone is not None:
                 return gone
-        result: DoctorReport = self._call("doctor", repair=repair)
+        result: DoctorReport = self.call("doctor", repair=repair)
         return result
 
 

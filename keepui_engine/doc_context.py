@@ -57,7 +57,7 @@ def meta_for(wb: Workbench, tags: dict[str, Any]) -> list[dict[str, Any]]:
 def get_context(wb: Workbench, doc_id: str, similar: int = SIMILAR) -> dict[str, Any]:
     """One document with its context: {"item", "similar", "edges", "parts", "versions",
     "meta"} (see the module docstring)."""
-    with wb._session():
+    with wb.session():
         item = wb.get(doc_id)
         neighbours = wb.related(item.id, per_hit=similar)
         parts = [

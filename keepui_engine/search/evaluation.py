@@ -389,7 +389,7 @@ def evaluate_judged(
             "(or + and - on a hit in the workbench)."
         )
     tell = progress or (lambda phase, done, total: None)
-    with wb._session("find"):
+    with wb.session("find"):
         runs, timing = _run(wb, {q: q for q in judged}, chosen, tell, drop_own=False)
     head = EvalResult(str(wb.store), wb.stats().items, len(judged), {}, {}, 0.0, runs)
     return _scored(head, judged, timing, reference, "")

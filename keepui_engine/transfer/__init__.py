@@ -53,12 +53,12 @@ def export(
     progress: Callable[[int, int], None] | None,
 ) -> int:
     """See `Workbench.export`."""
-    with wb._session():
-        header = wb._call("export_header", include=include)
+    with wb.session():
+        header = wb.call("export_header", include=include)
         write(dumps(header) + "\n")
         total, done, after = int(header["items"]), 0, None
         while True:
-            page = wb._call("export_page", after=after, limit=EXPORT_PAGE, include=include)
+            page = wb.call("export_page", after=after, limit=EXPORT_PAGE, include=include)
             if not page:
                 break
             for record in page:
@@ -94,11 +94,11 @@ def import_lines(
     counts: dict[str, int] = {}
     ids: list[dict[str, Any]] = []
     stored = wb.stats().model if header.model else None
-    with wb._session("import_page"):
+    with wb.session("import_page"):
         try:
             for start in range(0, len(items), IMPORT_BATCH):
                 batch = [wire(item) for _, item in items[start : start + IMPORT_BATCH]]
-                done = wb._call(
+                done = wb.call(
                     "import_page",
                     items=batch,
                     mode=mode,

@@ -1,0 +1,1 @@
+"""Operations: every one declared once (registry.py), each run on an open store."""
