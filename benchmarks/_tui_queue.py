@@ -77,8 +77,8 @@ def before_fix(stack: ExitStack) -> None:
 
     import keepui_engine.search.finding as finding
     import keepui_engine.work.worker as worker
-    from keepui.messages import DocumentLoaded, SimilarLoaded
-    from keepui.screens.document import SIMILAR, DocumentScreen
+    from keepui.tui.messages import DocumentLoaded, SimilarLoaded
+    from keepui.tui.screens.document import SIMILAR, DocumentScreen
     from keepui_engine.work.gate import reader_opening
 
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
@@ -105,8 +105,8 @@ def before_fix(stack: ExitStack) -> None:
 
 async def open_documents(b: Any, app: Any, pilot: Any) -> Any:
     """Enter on a long note's hit → the document screen with its text on screen."""
-    from keepui.screens.document import DocumentScreen
-    from keepui.widgets.result_tabs import ResultTabs
+    from keepui.tui.screens.document import DocumentScreen
+    from keepui.tui.widgets.result_tabs import ResultTabs
 
     await b.time_searches(app, pilot, ["auth service notes tag:bench=long"])  # untimed
     pane = app.screen.query_one(ResultTabs).current
@@ -131,7 +131,7 @@ async def open_documents(b: Any, app: Any, pilot: Any) -> Any:
 async def pilot_rows(b: Any, template: Path, real: Any, rep: Any, variant: str) -> None:
     """First hit and document opening, `idle`, `busy` or `busy_before` (see module doc);
     `b` is the bench_tui module (its paint probe and Pilot helpers)."""
-    from keepui.app import KeepuiApp
+    from keepui.tui.app import KeepuiApp
     from keepui_engine import Workbench
     from keepui_engine.config import load_settings
 

@@ -146,7 +146,7 @@ async def time_searches(app: Any, pilot: Any, queries: list[str]) -> Timings:
     """Enter in the search bar → a new result tab with its rows on screen (3 warm-ups first)."""
     from textual.widgets import Input
 
-    from keepui.widgets.result_tabs import ResultTabs
+    from keepui.tui.widgets.result_tabs import ResultTabs
 
     out = Timings()
     screen = app.screen
@@ -173,9 +173,9 @@ async def time_searches(app: Any, pilot: Any, queries: list[str]) -> Timings:
 
 async def time_document(app: Any, pilot: Any, doc_id: str) -> Timings:
     """Enter on the hit → the document screen with its whole timeline and its text on screen."""
-    from keepui.screens.document import DocumentScreen
-    from keepui.widgets.result_tabs import ResultTabs
-    from keepui.widgets.version_timeline import VersionTimeline
+    from keepui.tui.screens.document import DocumentScreen
+    from keepui.tui.widgets.result_tabs import ResultTabs
+    from keepui.tui.widgets.version_timeline import VersionTimeline
 
     out = Timings()
     pane = app.screen.query_one(ResultTabs).current
@@ -199,8 +199,8 @@ async def time_document(app: Any, pilot: Any, doc_id: str) -> Timings:
 
 async def time_diff(app: Any, pilot: Any, wb: Any, doc_id: str) -> Timings:
     """`d` on the document screen → both 5,000-line versions side by side on screen."""
-    from keepui.screens.diff import DiffScreen
-    from keepui.screens.document import DocumentScreen
+    from keepui.tui.screens.diff import DiffScreen
+    from keepui.tui.screens.document import DocumentScreen
 
     out = Timings()
     await app.push_screen(DocumentScreen(wb, doc_id))
@@ -251,7 +251,7 @@ def add_special_documents(store: Path, real: Any, words: list[str]) -> dict[str,
 async def measure(store: Path, queries: list[str], rep: Any, label: str, full: bool) -> None:
     import _common as c
 
-    from keepui.app import KeepuiApp
+    from keepui.tui.app import KeepuiApp
     from keepui_engine import Workbench
     from keepui_engine.config import load_settings
 
@@ -305,8 +305,8 @@ def first_paint_child(store: str) -> None:
     t0 = time.perf_counter()
     from textual.widgets import Input
 
-    from keepui.app import KeepuiApp
-    from keepui.screens.main import MainScreen
+    from keepui.tui.app import KeepuiApp
+    from keepui.tui.screens.main import MainScreen
     from keepui_engine import open_workbench
 
     t_import = time.perf_counter() - t0

@@ -107,7 +107,7 @@ def _mcp(store: StoreOpt = None) -> None:
     It uses the keepui process that already holds the store (serve or the workbench), else
     holds the store itself. Only protocol messages go to stdout; logs go to stderr.
     """
-    from keepui.mcp_server import run_stdio  # the mcp SDK is imported only for this command
+    from keepui.agents.mcp.server import run_stdio  # the mcp SDK is imported only for this command
 
     run_stdio(store)
 

@@ -1,4 +1,4 @@
-"""`keepui tui` and bare `keepui`: the workbench; the only CLI module that imports keepui.app."""
+"""`keepui tui` and bare `keepui`: the workbench (the one CLI module that imports keepui.tui)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def run_tui(store: str | None) -> int:
         return report_error(exc)
     try:
         wb.serve()
-        from keepui.app import KeepuiApp  # deferred: the data CLI never loads Textual
+        from keepui.tui.app import KeepuiApp  # deferred: the data CLI never loads Textual
 
         asyncio.run(run_app(KeepuiApp(wb)))
     finally:

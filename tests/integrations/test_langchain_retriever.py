@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from langchain_core.documents import Document
 
-from keepui.langchain import KeepuiRetriever
+from keepui.agents.langchain import KeepuiRetriever
 from keepui_engine import PutSpec, Workbench
 
 

@@ -9,7 +9,7 @@ import pytest
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 from support import make_fake_store
 
-from keepui.langchain import KeepuiRetriever
+from keepui.agents.langchain import KeepuiRetriever
 from keepui_engine import PutSpec, Workbench, open_workbench
 
 NOTES = [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from keepui.langchain import keepui_tools
+from keepui.agents.langchain import keepui_tools
 from keepui_engine import Workbench
 
 

@@ -23,7 +23,7 @@ import pytest
 from langgraph.store.base import BaseStore, Item
 from langgraph.store.memory import InMemoryStore
 
-from keepui.langchain import KeepuiStore
+from keepui.agents.langchain import KeepuiStore
 from keepui_engine import Workbench
 
 NAMESPACES = [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from keepui.langchain import KeepuiRetriever, KeepuiStore
+from keepui.agents.langchain import KeepuiRetriever, KeepuiStore
 from keepui_engine import open_workbench
 
 pytestmark = pytest.mark.model

@@ -13,7 +13,7 @@ import pytest
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from support import make_fake_store, run_cli
 
-from keepui.langchain import KeepuiStore
+from keepui.agents.langchain import KeepuiStore
 from keepui_engine import NotFound, Workbench, open_workbench
 
 
@@ -298,7 +298,7 @@ def test_items_are_visible_to_the_cli_through_a_serving_store(tmp_path: Path) ->
 def test_import_without_the_extra_names_it() -> None:
     code = (
         "import sys; sys.modules['langgraph.store.base'] = None\n"
-        "try:\n    import keepui.langchain\nexcept ImportError as e:\n    print(e)\n"
+        "try:\n    import keepui.agents.langchain\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "pip install 'keepui[langchain]'" in out.stdout, out.stderr

@@ -26,7 +26,8 @@ from mcp.types import CallToolResult, TextContent, TextResourceContents
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from support import make_fake_store, run_cli
 
-from keepui.mcp_server import StoreAccess, build_server
+from keepui.agents.mcp.server import build_server
+from keepui.agents.mcp.shared import SharedWorkbench
 from keepui_engine import Workbench, open_workbench
 
 CALL_S = 60  # every client call and every wait on a child process ends within this
@@ -44,7 +45,7 @@ NOTES = {
 def server(backend_dir: Path) -> Iterator[MCPServer[Any]]:
     """The MCP server over a Workbench that owns a fresh fake-embedder store (each backend)."""
     with open_workbench(backend_dir, own=True) as wb:
-        yield build_server(StoreAccess(wb))
+        yield build_server(SharedWorkbench(wb))
 
 
 @asynccontextmanager
@@ -237,7 +238,7 @@ async def test_engine_errors_are_tool_errors(server: MCPServer[Any]) -> None:
 
 
 async def test_calls_run_off_the_loop_one_at_a_time(wb: Workbench) -> None:
-    access = StoreAccess(wb)
+    access = SharedWorkbench(wb)
     gate = threading.Event()
     order: list[str] = []
 

@@ -13,8 +13,9 @@ from mcp.server import MCPServer
 from mcp.types import CallToolResult
 from test_mcp import call, connect, data, text_of
 
-from keepui.mcp_errors import tool_words
-from keepui.mcp_server import StoreAccess, build_server
+from keepui.agents.mcp.errors import tool_words
+from keepui.agents.mcp.server import build_server
+from keepui.agents.mcp.shared import SharedWorkbench
 from keepui_engine import open_workbench
 
 
@@ -22,7 +23,7 @@ from keepui_engine import open_workbench
 def server(backend_dir: Path) -> Iterator[MCPServer[Any]]:
     """The MCP server over a Workbench that owns a fresh fake-embedder store (each backend)."""
     with open_workbench(backend_dir, own=True) as wb:
-        yield build_server(StoreAccess(wb))
+        yield build_server(SharedWorkbench(wb))
 
 
 def ids(result: CallToolResult) -> list[str]:

@@ -11,7 +11,8 @@ import pytest
 from mcp.server import MCPServer
 from test_mcp import call, connect, data
 
-from keepui.mcp_server import StoreAccess, build_server
+from keepui.agents.mcp.server import build_server
+from keepui.agents.mcp.shared import SharedWorkbench
 from keepui_engine import open_workbench
 
 FILLER = [
@@ -26,7 +27,7 @@ ANSWER = "Zanzibar cloves are dried in the sun for five days before export."
 def server(backend_dir: Path) -> Iterator[MCPServer[Any]]:
     """The MCP server over a Workbench that owns a fresh fake-embedder store (each backend)."""
     with open_workbench(backend_dir, own=True) as wb:
-        yield build_server(StoreAccess(wb))
+        yield build_server(SharedWorkbench(wb))
 
 
 def _minutes() -> str:

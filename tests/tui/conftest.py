@@ -14,10 +14,10 @@ from support import make_fake_store
 from textual.widgets import Input, TextArea
 from tui_helpers import NOW, T_AFTER_SEED, Clock, seed
 
-import keepui.widgets.format as fmt
+import keepui.tui.widgets.format as fmt
 import keepui_engine.engine as engine_module
 import keepui_engine.search.searches as searches_module
-from keepui.app import KeepuiApp
+from keepui.tui.app import KeepuiApp
 from keepui_engine import Workbench, open_workbench
 
 

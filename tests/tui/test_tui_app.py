@@ -10,16 +10,16 @@ import pytest
 from textual.command import CommandInput, CommandPalette, Hit
 from tui_helpers import screen_text, search, settle, submit
 
-from keepui import theming
-from keepui.app import KeepuiApp
-from keepui.commands import KeepuiCommands
-from keepui.messages import StoreStats
-from keepui.screens.error import ErrorModal
-from keepui.screens.help import HelpScreen
-from keepui.screens.main import MainScreen
-from keepui.widgets.history_list import HistoryList
-from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.status_bar import StatusBar
+from keepui.tui import theming
+from keepui.tui.app import KeepuiApp
+from keepui.tui.commands import KeepuiCommands
+from keepui.tui.messages import StoreStats
+from keepui.tui.screens.error import ErrorModal
+from keepui.tui.screens.help import HelpScreen
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.widgets.history_list import HistoryList
+from keepui.tui.widgets.result_tabs import ResultTabs
+from keepui.tui.widgets.status_bar import StatusBar
 from keepui_engine import ProviderError, Stats, StoreError, Workbench
 
 

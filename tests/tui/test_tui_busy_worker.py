@@ -14,9 +14,9 @@ from textual.widgets import Static
 from tui_helpers import settle
 
 import keepui_engine.providers.summary as summary_module
-from keepui.app import KeepuiApp
-from keepui.screens.document import DocumentScreen, SimilarList
-from keepui.widgets.version_timeline import VersionTimeline
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.document import DocumentScreen, SimilarList
+from keepui.tui.widgets.version_timeline import VersionTimeline
 from keepui_engine import Workbench
 
 WAIT_S, V1, V2, SUMMARY = support.WAIT_S, support.AUTH_V1, support.AUTH_V2, support.AUTH_SUMMARY

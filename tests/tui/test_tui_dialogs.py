@@ -9,11 +9,11 @@ import pytest
 from textual.widgets import Button, Input, TextArea
 from tui_helpers import burst, screen_text, settle
 
-from keepui.app import KeepuiApp
-from keepui.screens.folder_picker import FolderPicker, PathTree
-from keepui.screens.forms import FileModal, NoteModal, TagsModal
-from keepui.screens.main import MainScreen
-from keepui.widgets.path_input import PathInput, matching_names
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.folder_picker import FolderPicker, PathTree
+from keepui.tui.screens.forms import FileModal, NoteModal, TagsModal
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.widgets.path_input import PathInput, matching_names
 from keepui_engine import Workbench
 
 

@@ -10,10 +10,10 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from tui_helpers import burst, duckdb_only, screen_text, settle
 
-from keepui.app import KeepuiApp
-from keepui.screens.diff import DiffScreen
-from keepui.screens.document import DocumentScreen
-from keepui.widgets.diff_view import DiffPane, DiffView, unified_lines, wrap_starts
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.diff import DiffScreen
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.widgets.diff_view import DiffPane, DiffView, unified_lines, wrap_starts
 from keepui_engine import DiffRow, Workbench
 
 

@@ -6,13 +6,13 @@ import pytest
 from textual.widgets import Static
 from tui_helpers import STORAGE_V1, STORAGE_V2, duckdb_only, search, settle
 
-from keepui.app import KeepuiApp
-from keepui.screens.diff import DiffScreen
-from keepui.screens.document import DocumentScreen, SimilarList
-from keepui.screens.main import MainScreen
-from keepui.widgets.diff_view import DiffPane, DiffView
-from keepui.widgets.parts_tree import PartsTree
-from keepui.widgets.version_timeline import VersionTimeline
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.diff import DiffScreen
+from keepui.tui.screens.document import DocumentScreen, SimilarList
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.widgets.diff_view import DiffPane, DiffView
+from keepui.tui.widgets.parts_tree import PartsTree
+from keepui.tui.widgets.version_timeline import VersionTimeline
 from keepui_engine import Part, Workbench
 
 

@@ -13,10 +13,10 @@ from test_tui_flows import finished
 from textual.pilot import Pilot
 from tui_helpers import screen_text, settle
 
-from keepui.app import KeepuiApp
-from keepui.screens.document import DocumentScreen
-from keepui.screens.flows import FlowsScreen
-from keepui.widgets.flow_results import FlowResults, flow_rows
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.flows import FlowsScreen
+from keepui.tui.widgets.flow_results import FlowResults, flow_rows
 from keepui_engine import FindQuery, PutSpec, Workbench, open_workbench
 
 NOTES = {

@@ -14,18 +14,18 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 from tui_helpers import screen_text, search, settle
 
-from keepui.app import KeepuiApp
-from keepui.commands import KeepuiCommands
-from keepui.flow_control import FlowControl, TickBatcher
-from keepui.flow_params import params_text, parse_params
-from keepui.screens.document import DocumentScreen
-from keepui.screens.error import ErrorModal
-from keepui.screens.flows import FlowsScreen
-from keepui.screens.help import HELP
-from keepui.screens.main import MainScreen
-from keepui.widgets.flow_log import FlowLog
-from keepui.widgets.flow_results import FlowResults
-from keepui.widgets.flow_status import outcome_text
+from keepui.tui.app import KeepuiApp
+from keepui.tui.commands import KeepuiCommands
+from keepui.tui.flow_control import FlowControl, TickBatcher
+from keepui.tui.flow_params import params_text, parse_params
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.error import ErrorModal
+from keepui.tui.screens.flows import FlowsScreen
+from keepui.tui.screens.help import HELP
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.widgets.flow_log import FlowLog
+from keepui.tui.widgets.flow_results import FlowResults
+from keepui.tui.widgets.flow_status import outcome_text
 from keepui_engine import FindQuery, FlowResult, FlowTick, UsageError
 
 TWO_TICKS = "search"

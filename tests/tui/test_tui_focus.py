@@ -6,11 +6,11 @@ import pytest
 from textual.widgets import Input
 from tui_helpers import burst, screen_text, settle
 
-from keepui.app import KeepuiApp
-from keepui.screens.confirm import ConfirmModal
-from keepui.screens.document import DocumentScreen
-from keepui.screens.main import MainScreen
-from keepui.widgets.result_tabs import ResultTabs
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.confirm import ConfirmModal
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.widgets.result_tabs import ResultTabs
 from keepui_engine import NotFound, Workbench
 
 

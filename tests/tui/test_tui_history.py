@@ -8,13 +8,13 @@ from rich.text import Text
 from textual.widgets import Input, Label, Static, Tab, Tabs
 from tui_helpers import duckdb_only, settle
 
-from keepui.app import KeepuiApp
-from keepui.commands import KeepuiCommands
-from keepui.widgets.detail_pane import DetailPane
-from keepui.widgets.history_list import HistoryList
-from keepui.widgets.result_pane import ResultPane
-from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.search_bar import HISTORY_TOOLTIP, SearchBar, format_search, parse_search
+from keepui.tui.app import KeepuiApp
+from keepui.tui.commands import KeepuiCommands
+from keepui.tui.widgets.detail_pane import DetailPane
+from keepui.tui.widgets.history_list import HistoryList
+from keepui.tui.widgets.result_pane import ResultPane
+from keepui.tui.widgets.result_tabs import ResultTabs
+from keepui.tui.widgets.search_bar import HISTORY_TOOLTIP, SearchBar, format_search, parse_search
 from keepui_engine import FindQuery, UsageError, Workbench
 
 OLD = "The migration plan is codenamed zanzibar."

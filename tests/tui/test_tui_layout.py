@@ -6,14 +6,14 @@ from __future__ import annotations
 from textual.widgets import Markdown, Static
 from tui_helpers import ATLAS, search, settle, words
 
-from keepui.app import KeepuiApp
-from keepui.screens.document import DocumentScreen
-from keepui.screens.help import HelpScreen
-from keepui.theming import configured_theme
-from keepui.widgets.hit_row import row_layout, short_id, short_ids
-from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.status_bar import StatusBar
-from keepui.widgets.version_timeline import VersionTimeline
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.help import HelpScreen
+from keepui.tui.theming import configured_theme
+from keepui.tui.widgets.hit_row import row_layout, short_id, short_ids
+from keepui.tui.widgets.result_tabs import ResultTabs
+from keepui.tui.widgets.status_bar import StatusBar
+from keepui.tui.widgets.version_timeline import VersionTimeline
 from keepui_engine import Workbench
 
 LONG = ATLAS

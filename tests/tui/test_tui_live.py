@@ -8,10 +8,10 @@ import json
 from support import run_cli as keepui
 from tui_helpers import search, settle
 
-from keepui.app import KeepuiApp
-from keepui.widgets.history_list import HistoryList
-from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.status_bar import StatusBar
+from keepui.tui.app import KeepuiApp
+from keepui.tui.widgets.history_list import HistoryList
+from keepui.tui.widgets.result_tabs import ResultTabs
+from keepui.tui.widgets.status_bar import StatusBar
 from keepui_engine import Workbench
 
 
@@ -40,8 +40,8 @@ async def test_put_and_find_from_other_processes(app: KeepuiApp, seeded: Workben
 async def test_a_new_version_from_outside_reaches_the_document_screen(
     app: KeepuiApp, seeded: Workbench
 ) -> None:
-    from keepui.screens.document import DocumentScreen
-    from keepui.widgets.version_timeline import VersionTimeline
+    from keepui.tui.screens.document import DocumentScreen
+    from keepui.tui.widgets.version_timeline import VersionTimeline
 
     seeded.serve()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from keepui import theming
+from keepui.tui import theming
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +40,7 @@ def test_wheel_contains_the_themes(tmp_path: Path) -> None:
     assert zipfile.ZipFile(wheel).getinfo(script).external_attr >> 16 & 0o111  # executable
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
-    code = "from keepui import theming; print(theming.themes_dir())"
+    code = "from keepui.tui import theming; print(theming.themes_dir())"
     found = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -7,10 +7,10 @@ import time
 from textual.command import CommandInput, CommandList, CommandPalette
 from tui_helpers import settle
 
-from keepui.app import KeepuiApp
-from keepui.commands import LABEL_MAX, BoundedMatcher, KeepuiCommands
-from keepui.screens.forms import FileModal
-from keepui.widgets.history_list import HistoryList
+from keepui.tui.app import KeepuiApp
+from keepui.tui.commands import LABEL_MAX, BoundedMatcher, KeepuiCommands
+from keepui.tui.screens.forms import FileModal
+from keepui.tui.widgets.history_list import HistoryList
 from keepui_engine import FindQuery, Workbench
 
 LONG = " ".join(f"storage{i % 7} engine backup replication" for i in range(150))[:5000]

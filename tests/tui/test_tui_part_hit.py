@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Static
 from tui_helpers import ATLAS, search, settle
 
-from keepui.app import KeepuiApp
-from keepui.widgets.detail_pane import DetailPane
+from keepui.tui.app import KeepuiApp
+from keepui.tui.widgets.detail_pane import DetailPane
 from keepui_engine import open_workbench
 
 

@@ -10,9 +10,9 @@ import pg_support
 from support import run_cli
 from tui_helpers import search, settle
 
-from keepui.app import KeepuiApp
-from keepui.messages import StoreStats
-from keepui.widgets.result_tabs import ResultTabs
+from keepui.tui.app import KeepuiApp
+from keepui.tui.messages import StoreStats
+from keepui.tui.widgets.result_tabs import ResultTabs
 from keepui_engine import open_workbench
 
 

@@ -11,15 +11,15 @@ import pytest
 from textual.widgets import Input, Static, TextArea
 from tui_helpers import duckdb_only, search, settle
 
-from keepui.app import KeepuiApp
-from keepui.commands import KeepuiCommands
-from keepui.messages import QueueChanged, StoreStats
-from keepui.screens.confirm import ConfirmModal
-from keepui.screens.document import DocumentScreen
-from keepui.screens.main import MainScreen
-from keepui.screens.queue import QueueModal
-from keepui.widgets.detail_pane import DetailPane
-from keepui.widgets.queue_status import QueueStatus, queue_text, queue_totals
+from keepui.tui.app import KeepuiApp
+from keepui.tui.commands import KeepuiCommands
+from keepui.tui.messages import QueueChanged, StoreStats
+from keepui.tui.screens.confirm import ConfirmModal
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.screens.queue import QueueModal
+from keepui.tui.widgets.detail_pane import DetailPane
+from keepui.tui.widgets.queue_status import QueueStatus, queue_text, queue_totals
 from keepui_engine import Stats, Workbench, open_workbench
 
 

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from tui_helpers import NOW, burst, search, settle
 
-import keepui.widgets.format as fmt
-from keepui.app import KeepuiApp
-from keepui.screens.main import MainScreen
-from keepui.widgets.history_list import HistoryList
-from keepui.widgets.query_input import QueryInput
-from keepui.widgets.result_tabs import ResultTabs
+import keepui.tui.widgets.format as fmt
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.widgets.history_list import HistoryList
+from keepui.tui.widgets.query_input import QueryInput
+from keepui.tui.widgets.result_tabs import ResultTabs
 from keepui_engine import FindQuery, FindResult, Workbench
 
 
@@ -141,7 +141,7 @@ async def test_a_keystroke_costs_the_same_at_any_length(
     work a key does never reads the whole value (Input scans and draws all of it)."""
     import textual.widgets._input as textual_input
 
-    import keepui.widgets.query_input as query_input
+    import keepui.tui.widgets.query_input as query_input
 
     drawn: list[int] = []
     real_text = query_input.Text

@@ -6,15 +6,15 @@ import pytest
 from textual.widgets import Tabs
 from tui_helpers import T0, burst, duckdb_only, screen_text, search, settle, submit
 
-from keepui.app import KeepuiApp
-from keepui.screens.error import ErrorModal
-from keepui.screens.facets import FacetsScreen
-from keepui.widgets.detail_pane import DetailPane
-from keepui.widgets.facet_filter import carries, selection_text
-from keepui.widgets.facet_list import FacetList
-from keepui.widgets.judged_line import JudgedLine
-from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.search_bar import parse_search
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.error import ErrorModal
+from keepui.tui.screens.facets import FacetsScreen
+from keepui.tui.widgets.detail_pane import DetailPane
+from keepui.tui.widgets.facet_filter import carries, selection_text
+from keepui.tui.widgets.facet_list import FacetList
+from keepui.tui.widgets.judged_line import JudgedLine
+from keepui.tui.widgets.result_tabs import ResultTabs
+from keepui.tui.widgets.search_bar import parse_search
 from keepui_engine import Workbench
 
 

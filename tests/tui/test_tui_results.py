@@ -11,17 +11,17 @@ from textual.widgets import Input, Static, Tabs
 from textual.widgets._toast import Toast
 from tui_helpers import duckdb_only, screen_text, search, settle, submit
 
-from keepui.app import KeepuiApp
-from keepui.screens.diff import DiffScreen
-from keepui.screens.document import DocumentScreen
-from keepui.screens.error import ErrorModal
-from keepui.screens.export import ExportModal, NameModal
-from keepui.screens.flows import FlowsScreen
-from keepui.screens.too_small import TooSmall
-from keepui.widgets.detail_pane import DetailPane
-from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.status_bar import StatusBar
-from keepui.widgets.version_timeline import VersionTimeline
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.diff import DiffScreen
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.error import ErrorModal
+from keepui.tui.screens.export import ExportModal, NameModal
+from keepui.tui.screens.flows import FlowsScreen
+from keepui.tui.screens.too_small import TooSmall
+from keepui.tui.widgets.detail_pane import DetailPane
+from keepui.tui.widgets.result_tabs import ResultTabs
+from keepui.tui.widgets.status_bar import StatusBar
+from keepui.tui.widgets.version_timeline import VersionTimeline
 from keepui_engine import FindQuery, Workbench
 
 

@@ -7,13 +7,13 @@ from rich.text import Text
 from textual.widgets import Input, Select, Static
 from tui_helpers import duckdb_only, screen_text, search, settle, submit
 
-from keepui.app import KeepuiApp
-from keepui.screens.compare import CompareScreen
-from keepui.screens.error import ErrorModal
-from keepui.widgets.detail_pane import DetailPane
-from keepui.widgets.history_list import HistoryList
-from keepui.widgets.result_pane import ResultPane
-from keepui.widgets.result_tabs import ResultTabs
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.compare import CompareScreen
+from keepui.tui.screens.error import ErrorModal
+from keepui.tui.widgets.detail_pane import DetailPane
+from keepui.tui.widgets.history_list import HistoryList
+from keepui.tui.widgets.result_pane import ResultPane
+from keepui.tui.widgets.result_tabs import ResultTabs
 from keepui_engine import FindQuery, Workbench
 
 

@@ -13,9 +13,9 @@ import pytest
 from textual.pilot import Pilot
 from tui_helpers import search, settle, submit
 
-from keepui.app import KeepuiApp
-from keepui.screens.document import DocumentScreen
-from keepui.screens.flows import FlowsScreen
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.flows import FlowsScreen
 from keepui_engine import FindQuery, Workbench
 
 SIZE = (120, 40)

@@ -16,8 +16,8 @@ from test_tui_snapshots import _ready
 from textual.pilot import Pilot
 from tui_helpers import search
 
-from keepui.app import KeepuiApp
-from keepui.screens.flows import FlowsScreen
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.flows import FlowsScreen
 from keepui_engine import FindQuery, Workbench
 
 SIZES = [(80, 24), (120, 40)]

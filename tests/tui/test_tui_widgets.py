@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from keepui.screens.compare import comparison_text
-from keepui.screens.diff import diff_title, tags_summary
-from keepui.screens.forms import join_tags, split_tags
-from keepui.widgets.detail_pane import query_terms, score_line
-from keepui.widgets.format import age, first_line, num, size, tag_pairs
-from keepui.widgets.hit_row import hit_cells, row_layout, title_cells
-from keepui.widgets.result_tabs import tab_label
-from keepui.widgets.search_bar import format_search, parse_search
+from keepui.tui.screens.compare import comparison_text
+from keepui.tui.screens.diff import diff_title, tags_summary
+from keepui.tui.screens.forms import join_tags, split_tags
+from keepui.tui.widgets.detail_pane import query_terms, score_line
+from keepui.tui.widgets.format import age, first_line, num, size, tag_pairs
+from keepui.tui.widgets.hit_row import hit_cells, row_layout, title_cells
+from keepui.tui.widgets.result_tabs import tab_label
+from keepui.tui.widgets.search_bar import format_search, parse_search
 from keepui_engine import FindQuery, Hit, UsageError, compare_results
 from keepui_engine.diff import diff_lines
 from keepui_engine.types import VersionDiff

@@ -13,14 +13,14 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from tui_helpers import duckdb_only, search, settle
 
-from keepui.app import KeepuiApp
-from keepui.screens.confirm import ConfirmModal
-from keepui.screens.document import DocumentScreen
-from keepui.screens.error import ErrorModal
-from keepui.screens.forms import FileModal, NoteModal, TagsModal
-from keepui.screens.main import MainScreen
-from keepui.widgets.result_tabs import ResultTabs
-from keepui.widgets.status_bar import StatusBar
+from keepui.tui.app import KeepuiApp
+from keepui.tui.screens.confirm import ConfirmModal
+from keepui.tui.screens.document import DocumentScreen
+from keepui.tui.screens.error import ErrorModal
+from keepui.tui.screens.forms import FileModal, NoteModal, TagsModal
+from keepui.tui.screens.main import MainScreen
+from keepui.tui.widgets.result_tabs import ResultTabs
+from keepui.tui.widgets.status_bar import StatusBar
 from keepui_engine import NotFound, Workbench
 
 

@@ -149,7 +149,7 @@ async def search(app: App[Any], pilot: Pilot[Any], text: str, *, into_hits: bool
     """Run a search from the bar; fail if it ends in an error dialog. Then, as a user does to
     act on a hit, press Down into the hits (the focus stays in the bar until then);
     `into_hits=False` stays in the bar."""
-    from keepui.screens.error import ErrorModal
+    from keepui.tui.screens.error import ErrorModal
 
     await submit(app, pilot, text)
     screen = app.screen

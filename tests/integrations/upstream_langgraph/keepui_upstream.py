@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from support import make_fake_store
 
-from keepui.langchain import KeepuiStore
+from keepui.agents.langchain import KeepuiStore
 from keepui_engine import Workbench, open_workbench
 
 if TYPE_CHECKING:

@@ -1,0 +1,1 @@
+"""keepui for agents: the MCP server and the LangGraph / LangChain adapters."""

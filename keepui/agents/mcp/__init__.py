@@ -1,0 +1,1 @@
+"""keepui mcp: the MCP server (stdio) over one Workbench."""

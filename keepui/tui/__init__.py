@@ -1,0 +1,1 @@
+"""The workbench: the Textual app, its screens, widgets, messages and themes."""
