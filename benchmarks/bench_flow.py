@@ -40,7 +40,8 @@ def main() -> None:
     if not SCIFACT.exists():
         print(f"skipped: {SCIFACT} is absent (SciFact is read in place, never copied)")
         sys.exit(0)
-    from keepui_engine.search.evaluation import evaluate, scratch_store
+    from keepui_engine.beir import evaluate
+    from keepui_engine.search.evaluation import scratch_store
 
     corpus = SCIFACT / "corpus.jsonl"
     store = Path(args.store) if args.store else scratch_store(corpus, c.MODEL)

@@ -29,7 +29,8 @@ import _common as c
 from bench_collections import collections
 
 from keepui_engine import open_workbench
-from keepui_engine.search.evaluation import evaluate, load_beir, scratch_store, trec_scores
+from keepui_engine.beir import evaluate
+from keepui_engine.search.evaluation import load_beir, scratch_store, trec_scores
 from keepui_engine.search.significance import bootstrap_ci, paired_test
 from keepui_engine.store.documents import texts_for_keys
 

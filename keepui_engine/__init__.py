@@ -7,6 +7,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from keepui_engine.api import Workbench, open_workbench
+    from keepui_engine.beir import evaluate
     from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
     from keepui_engine.errors import (
         ConfigError,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from keepui_engine.interrupts import install as install_interrupts
     from keepui_engine.private import use_private_umask
     from keepui_engine.search.context import ContextResult, Passage
-    from keepui_engine.search.evaluation import EvalResult, evaluate, write_runs
+    from keepui_engine.search.evaluation import EvalResult, write_runs
     from keepui_engine.search.judgments import Judgment, qrels_lines, queries_lines
     from keepui_engine.search.reflection import Reflection
     from keepui_engine.search.searches import compare_results
@@ -82,7 +83,7 @@ _LAZY = {
     "source_kind": "keepui_engine.inputs",
     "use_private_umask": "keepui_engine.private",
     "EvalResult": "keepui_engine.search.evaluation",
-    "evaluate": "keepui_engine.search.evaluation",
+    "evaluate": "keepui_engine.beir",
     "write_runs": "keepui_engine.search.evaluation",
     "compare_results": "keepui_engine.search.searches",
     "start_local_postgres": "keepui_engine.store.pg_local",

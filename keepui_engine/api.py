@@ -75,7 +75,7 @@ class Workbench(StoreAccess):
             NotFound: The file's `file://` id is not stored either (the message names it).
             UsageError: `whole`, and the argument addresses a version or a part.
         """
-        from keepui_engine.inputs import resolve_address
+        from keepui_engine.ingest.sources import resolve_address
 
         def stored(doc_id: str) -> bool:
             found = self.list_items(doc_id, sort="id", limit=1, include_system=True)
@@ -125,7 +125,7 @@ class Workbench(StoreAccess):
 
     def work_once(self) -> dict[str, Any] | None:
         """Run the next runnable task here (or in the store's owner); None when none is due."""
-        from keepui_engine.work.pending import owner_id
+        from keepui_engine.queue.pending import owner_id
 
         mine = owner_id()
         result: dict[str, Any] | None = self.call("work_once", owner=mine, live_owners=[mine])

@@ -184,7 +184,7 @@ class Engine:
                 self.settings.summary_provider in LLM_PROVIDERS
                 and len((head.text or "").strip()) > self.settings.summary_max_chars
             )
-            from keepui_engine.work import after_write
+            from keepui_engine.queue import after_write
 
             after_write.run(self, [(row, head, needs)], now)
         vec = documents.cached_vectors(
@@ -224,7 +224,7 @@ class Engine:
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
                 documents.set_heads(con, {doc_id: back.version})
                 result = DeleteResult(doc_id, "reverted", back.version, 1)
-                from keepui_engine.work import after_write
+                from keepui_engine.queue import after_write
 
                 # the text's references follow the version now current
                 graph.set_references(con, doc_id, [], _now())

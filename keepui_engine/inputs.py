@@ -7,9 +7,9 @@ import io
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from keepui_engine.errors import NotFound, UsageError
+from keepui_engine.errors import UsageError
 from keepui_engine.moments import EARLIEST as EARLIEST
 from keepui_engine.moments import LATEST as LATEST
 from keepui_engine.moments import iso as iso
@@ -17,9 +17,6 @@ from keepui_engine.moments import parse_moment as parse_moment
 from keepui_engine.moments import parse_time as parse_time
 from keepui_engine.pathlike import FILE_EXTENSIONS as FILE_EXTENSIONS
 from keepui_engine.pathlike import looks_like_path as looks_like_path
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 TAG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 VERSION_SUFFIX = re.compile(r"^(?P<id>.+)@[Vv]\{(?P<n>-?\d+)\}$")
@@ -223,49 +220,6 @@ def source_kind(source: str | None) -> str:
         return "dir" if path.is_dir() else "file"
     except OSError:
         return "file"
-
-
-def resolve_address(arg: str, stored: Callable[[str], bool], *, whole: bool = False) -> str:
-    """The address a command's ID argument names: itself when stored (or an address of a
-    stored id), else the `file://` address of the file it names (`sources.file_address`).
-
-    Args:
-        arg: An id, `ID@V{N}`/`ID@P{N}`, or the path of a file as it was given to `put`.
-        stored: Whether a document with exactly this id exists.
-        whole: The command acts on a whole document (tag, del, analyze): refuse addresses of
-            a version or a part.
-
-    Raises:
-        NotFound: The argument names a file whose `file://` id is not stored either.
-        UsageError: `whole`, and the argument is the address of a version or part.
-    """
-    from keepui_engine.ingest.sources import file_address
-
-    base, suffix = split_address(arg)
-    put_as = file_address(arg)
-    if put_as is None and not (whole and suffix):
-        return arg
-    if stored(arg):
-        return arg
-    if put_as is None or (suffix and stored(base)):
-        return _whole(arg, base, suffix, whole)
-    put_base, put_suffix = split_address(put_as)
-    if stored(put_base):
-        return _whole(put_as, base, put_suffix, whole)
-    raise NotFound(
-        f"no document with id {base!r}, nor with {put_base!r}, the id `keepui put` gives "
-        "that file. Put the file first; `keepui list file://` lists the files stored."
-    )
-
-
-def _whole(address: str, base: str, suffix: str, whole: bool) -> str:
-    if whole and suffix:
-        raise UsageError(
-            f"{base + suffix!r} is the address of a version or part of {base!r}, not an id; "
-            f"this command acts on the whole document: give {base!r} (ids cannot contain "
-            "@V{ or @P{)."
-        )
-    return address
 
 
 NOW_ID = "now"

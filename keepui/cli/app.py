@@ -108,8 +108,9 @@ def _mcp(store: StoreOpt = None) -> None:
     holds the store itself. Only protocol messages go to stdout; logs go to stderr.
     """
     from keepui.agents.mcp.server import run_stdio  # the mcp SDK is imported only for this command
+    from keepui.cli import leave_abandoned_work
 
-    run_stdio(store)
+    leave_abandoned_work(run_stdio(store))
 
 
 # What each option's value is called in --help (Typer would print <str>, <list[str]> …).

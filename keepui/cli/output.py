@@ -6,6 +6,9 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from keepui.text import first_line as first_line
+from keepui.text import short_time as short_time
+
 if TYPE_CHECKING:
     from keepui_engine import FindResult, Hit, KeepuiError
 
@@ -31,17 +34,6 @@ def out(line: str = "") -> None:
 def note(message: str) -> None:
     """Write a diagnostic line to stderr."""
     sys.stderr.write(message + "\n")
-
-
-def first_line(text: str, width: int = 80) -> str:
-    """The first line of a text, cut to a width."""
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= width else line[: width - 1] + "…"
-
-
-def short_time(iso: str) -> str:
-    """`2026-11-22T12:34:56.789Z` -> `2026-11-22 12:34`."""
-    return iso[:16].replace("T", " ")
 
 
 def render_tags(tags: dict[str, Any], *, system: bool = False) -> list[str]:

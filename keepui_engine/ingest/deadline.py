@@ -46,7 +46,7 @@ def check() -> None:
     current = _CURRENT.get()
     if current is None or time.monotonic() < current.ends:
         return
-    from keepui_engine.ingest.extract import ExtractError
+    from keepui_engine.ingest.extracted import ExtractError
 
     raise ExtractError(
         f"{current.name}: reading it took longer than {current.seconds:g} s and was stopped; "

@@ -19,7 +19,7 @@ from keepui_engine.types import IngestEntry, IngestReport, PutSpec
 
 if TYPE_CHECKING:
     from keepui_engine.config import Settings
-    from keepui_engine.ingest.extract import Extracted, Limits
+    from keepui_engine.ingest.extracted import Extracted, Limits
     from keepui_engine.types import PutResult
 
 Progress = Callable[[int, int, str], None]
@@ -72,7 +72,7 @@ def with_ocr(extracted: Extracted, loaded: sources.Loaded, max_pixels: int) -> E
     if not extracted.ocr_pages:
         return extracted
     from keepui_engine.ingest import ocr
-    from keepui_engine.ingest.extract import Section
+    from keepui_engine.ingest.extracted import Section
 
     if not ocr.ocr_available():
         note = (
@@ -109,7 +109,7 @@ def with_ocr(extracted: Extracted, loaded: sources.Loaded, max_pixels: int) -> E
 
 def limits_of(settings: Settings) -> Limits:
     """The extraction caps `[ingest]` in keepui.toml sets."""
-    from keepui_engine.ingest.extract import Limits
+    from keepui_engine.ingest.extracted import Limits
 
     return Limits(
         max_file_mb=settings.max_file_mb,
@@ -281,7 +281,7 @@ class _Run:
 
 def _skip_or_fail(exc: KeepuiError) -> str:
     """Binaries found inside a directory walk are skipped; every other problem is a failure."""
-    from keepui_engine.ingest.extract import BinaryFile
+    from keepui_engine.ingest.extracted import BinaryFile
 
     return "skipped" if isinstance(exc, BinaryFile) else "failed"
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from keepui_engine import interrupts
 from keepui_engine.errors import ProviderError
-from keepui_engine.ingest.extract import Limits
+from keepui_engine.ingest.extracted import Limits
 
 LANGUAGE = "eng"
 # Scans are often stored near 150 dpi; rendering at 300 dpi roughly halves Tesseract's
@@ -159,7 +159,7 @@ def ocr_image(data: bytes, max_pixels: int = Limits().ocr_max_pixels) -> str:
     """
     import io
 
-    from keepui_engine.ingest.extract import ExtractError, sniff
+    from keepui_engine.ingest.extracted import ExtractError, sniff
     from keepui_engine.ingest.formats.image import open_header
 
     _require()

@@ -8,13 +8,14 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keepui_engine.config import store_exists
-from keepui_engine.errors import UsageError
+from keepui_engine.errors import NotFound, UsageError
 from keepui_engine.inputs import is_url, local_path, looks_like_path, split_address
 
 if TYPE_CHECKING:
@@ -271,3 +272,44 @@ def fetch(url: str, *, timeout_s: float, max_mb: float, max_redirects: int) -> L
     name = final.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or final
     meta = {"_source_uri": final, "_file_size": size}
     return Loaded(b"".join(chunks), name, final, ctype, meta)
+
+
+def resolve_address(arg: str, stored: Callable[[str], bool], *, whole: bool = False) -> str:
+    """The address a command's ID argument names: itself when stored (or an address of a
+    stored id), else the `file://` address of the file it names (`file_address`).
+
+    Args:
+        arg: An id, `ID@V{N}`/`ID@P{N}`, or the path of a file as it was given to `put`.
+        stored: Whether a document with exactly this id exists.
+        whole: The command acts on a whole document (tag, del, analyze): refuse addresses of
+            a version or a part.
+
+    Raises:
+        NotFound: The argument names a file whose `file://` id is not stored either.
+        UsageError: `whole`, and the argument is the address of a version or part.
+    """
+    base, suffix = split_address(arg)
+    put_as = file_address(arg)
+    if put_as is None and not (whole and suffix):
+        return arg
+    if stored(arg):
+        return arg
+    if put_as is None or (suffix and stored(base)):
+        return _whole(arg, base, suffix, whole)
+    put_base, put_suffix = split_address(put_as)
+    if stored(put_base):
+        return _whole(put_as, base, put_suffix, whole)
+    raise NotFound(
+        f"no document with id {base!r}, nor with {put_base!r}, the id `keepui put` gives "
+        "that file. Put the file first; `keepui list file://` lists the files stored."
+    )
+
+
+def _whole(address: str, base: str, suffix: str, whole: bool) -> str:
+    if whole and suffix:
+        raise UsageError(
+            f"{base + suffix!r} is the address of a version or part of {base!r}, not an id; "
+            f"this command acts on the whole document: give {base!r} (ids cannot contain "
+            "@V{ or @P{)."
+        )
+    return address

@@ -13,11 +13,11 @@ from keepui_engine import graph, inputs, interrupts
 from keepui_engine.errors import StoreError, UsageError
 from keepui_engine.ingest import splitting
 from keepui_engine.inputs import content_hash, safe_yaml
+from keepui_engine.queue import after_write
 from keepui_engine.store import documents, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.documents import Row
 from keepui_engine.types import PutResult, PutSpec
-from keepui_engine.work import after_write
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from keepui_engine import interrupts
 from keepui_engine.inputs import iso
+from keepui_engine.queue import pending
 from keepui_engine.store.pg_sql import dialect
-from keepui_engine.work import pending
 
 if TYPE_CHECKING:
     from keepui_engine.ports import Operations

@@ -24,8 +24,8 @@ from keepui_engine.work.gate import outside
 
 if TYPE_CHECKING:
     from keepui_engine.ports import Operations
+    from keepui_engine.queue.pending import Task
     from keepui_engine.store.documents import Row
-    from keepui_engine.work.pending import Task
 
 
 def _head(engine: Operations, task: Task) -> Row | None:
@@ -209,7 +209,7 @@ def links(engine: Operations, task: Task) -> str:
     from datetime import UTC, datetime
 
     from keepui_engine import graph
-    from keepui_engine.work.after_write import mentions
+    from keepui_engine.queue.after_write import mentions
 
     head = _head(engine, task)
     if head is None:

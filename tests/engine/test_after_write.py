@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from keepui_engine import Workbench
 from keepui_engine.flows import loader
-from keepui_engine.work.after_write import mentions
+from keepui_engine.queue.after_write import mentions
 
 LONG = "A long note about the release. " * 40  # longer than summary_max_chars
 

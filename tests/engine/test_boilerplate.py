@@ -59,7 +59,7 @@ def test_the_federal_register_pdf_keeps_no_header_or_stamp() -> None:
     source = FR / "federal-register-2020-17221.pdf"
     if not source.exists():
         pytest.skip("needs ../shared/data/docs (the shared documents)")
-    from keepui_engine.ingest.extract import Limits
+    from keepui_engine.ingest.extracted import Limits
     from keepui_engine.ingest.formats.pdf import extract_pdf
 
     got = extract_pdf(source.read_bytes(), source.name, Limits())

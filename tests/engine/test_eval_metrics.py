@@ -11,9 +11,9 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import UsageError
+from keepui_engine.beir import evaluate
 from keepui_engine.search.evaluation import (
     beir_files,
-    evaluate,
     mrr_at,
     ndcg_at,
     parse_modes,

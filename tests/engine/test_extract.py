@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from keepui_engine.errors import UsageError
-from keepui_engine.ingest.extract import DOCX, PPTX, Extracted, ExtractError, Limits, extract, sniff
+from keepui_engine.ingest.extract import extract
+from keepui_engine.ingest.extracted import DOCX, PPTX, Extracted, ExtractError, Limits, sniff
 from keepui_engine.ingest.ocr import ocr_available, ocr_image, ocr_pdf_pages
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "docs"

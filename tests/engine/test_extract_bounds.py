@@ -17,7 +17,8 @@ from support import FAKE_TOML, grey_png
 from keepui_engine.config import load_settings
 from keepui_engine.config_values import BadNumber
 from keepui_engine.errors import UsageError
-from keepui_engine.ingest.extract import BinaryFile, Extracted, ExtractError, Limits, extract
+from keepui_engine.ingest.extract import extract
+from keepui_engine.ingest.extracted import BinaryFile, Extracted, ExtractError, Limits
 from keepui_engine.ingest.formats.html_bounds import MAX_ATTRIBUTES, cap_attributes
 from keepui_engine.inputs import local_path, parse_moment, parse_time, source_kind
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from keepui_engine.ingest.extract import ExtractError, Limits, extract
+from keepui_engine.ingest.extract import extract
+from keepui_engine.ingest.extracted import ExtractError, Limits
 
 
 def refused(data: bytes, name: str, *words: str, limits: Limits | None = None) -> str:

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from keepui_engine.config import Settings
-from keepui_engine.ingest.extract import Limits, extract
+from keepui_engine.ingest.extract import extract
+from keepui_engine.ingest.extracted import Limits
 from keepui_engine.providers import create_embedder
 from keepui_engine.providers.summary import SummaryConfig, create_summarizer
 from keepui_engine.providers.summary.candidates import candidates

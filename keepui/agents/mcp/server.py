@@ -204,8 +204,9 @@ def setup_logging() -> None:
     log.setLevel(logging.INFO)
 
 
-def run_stdio(store: str | None) -> None:
-    """Serve the store over MCP on stdin/stdout until the client closes stdin or a signal.
+def run_stdio(store: str | None) -> Workbench:
+    """Serve the store over MCP on stdin/stdout until the client closes stdin or a signal;
+    return the closed Workbench (its caller exits at once if a thread of it is still busy).
 
     Args:
         store: The store directory; None means $KEEPUI_STORE or ~/.keepui.
@@ -225,6 +226,4 @@ def run_stdio(store: str | None) -> None:
                     signal.signal(signum, handler)
             wb.close()
     log.info("stopped")
-    from keepui.cli import leave_abandoned_work
-
-    leave_abandoned_work(wb)
+    return wb

@@ -9,6 +9,9 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
+from keepui.text import first_line as first_line
+from keepui.text import short_time as short_time
+
 
 def now() -> datetime:
     """The current time (aware UTC); tests replace it to freeze ages."""
@@ -31,17 +34,6 @@ def age(value: str) -> str:
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
     return f"{int(seconds)}s"
-
-
-def short_time(value: str) -> str:
-    """`2026-11-22T12:34:56.789Z` -> `2026-11-22 12:34`."""
-    return value[:16].replace("T", " ")
-
-
-def first_line(text: str, width: int = 80) -> str:
-    """The first non-empty line of a text, cut to a width."""
-    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def one_line(text: str, width: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from keepui_engine.ingest.extract import Extracted, ExtractError
+from keepui_engine.ingest.extracted import Extracted, ExtractError
 
 # (tag key, tinytag attribute, label in the text), in the order the text lists them.
 _FIELDS = (

@@ -6,7 +6,7 @@ import codecs
 import re
 from typing import Any
 
-from keepui_engine.ingest.extract import (
+from keepui_engine.ingest.extracted import (
     HTML,
     BinaryFile,
     Extracted,

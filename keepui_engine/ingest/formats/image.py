@@ -7,7 +7,7 @@ import warnings
 from datetime import datetime
 from typing import Any
 
-from keepui_engine.ingest.extract import Extracted, ExtractError, Limits
+from keepui_engine.ingest.extracted import Extracted, ExtractError, Limits
 
 # Pillow's Image.open applies a process-wide pixel cap; opening through the format's plugin
 # class reads only the header and leaves the cap to us (`Limits.max_pixels`).

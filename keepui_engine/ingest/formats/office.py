@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine.ingest import deadline
-from keepui_engine.ingest.extract import DOCX, Extracted, ExtractError, Limits, Section
+from keepui_engine.ingest.extracted import DOCX, Extracted, ExtractError, Limits, Section
 
 if TYPE_CHECKING:
     from docx.table import Table

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from keepui_engine.ingest import deadline
-from keepui_engine.ingest.extract import PDF, Extracted, ExtractError, Limits, Section
+from keepui_engine.ingest.extracted import PDF, Extracted, ExtractError, Limits, Section
 from keepui_engine.ingest.formats.boilerplate import strip_running_lines
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from keepui_engine.ingest import deadline
-from keepui_engine.ingest.extract import PPTX, Extracted, ExtractError, Limits, Section
+from keepui_engine.ingest.extracted import PPTX, Extracted, ExtractError, Limits, Section
 from keepui_engine.ingest.formats.office import check_zip, core_tags, open_failed, table_text
 
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from keepui_engine.ingest.extract import (
+from keepui_engine.ingest.extracted import (
     MARKDOWN,
     OCTET,
     PLAIN,

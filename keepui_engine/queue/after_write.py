@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine.errors import FlowError
+from keepui_engine.queue import pending
 from keepui_engine.store import documents
-from keepui_engine.work import pending
 
 if TYPE_CHECKING:
     from keepui_engine.flows.model import FlowDoc
