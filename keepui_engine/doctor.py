@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from keepui_engine.store import checks
+from keepui_engine.store.protocol import RebuiltFullText
 
 if TYPE_CHECKING:
     from keepui_engine.ports import Operations
@@ -215,20 +216,22 @@ def _vectors(store: Store, repair: bool) -> list[Check]:
 
 def _words(ops: Operations, repair: bool) -> list[Check]:
     text = ops.fulltext
-    problem = text.check(full=True)  # type: ignore[union-attr]
+    if not isinstance(text, RebuiltFullText):  # PostgreSQL's is checked with its tables
+        return []
+    problem = text.check(full=True)
 
     def fix() -> str | None:
-        text.repair(problem or "")  # type: ignore[union-attr]
-        return text.check(full=True)  # type: ignore[union-attr]
+        text.repair(problem or "")
+        return text.check(full=True)
 
-    based = any(text.dir.glob("g*"))  # type: ignore[union-attr]
+    based = any(text.dir.glob("g*"))
     fine = "bm25/ matches its manifest" if based else "no base yet: the tail holds every version"
     out = [_check("word index", problem, fine, fix, repair)]
     if problem is not None and not repair:
         return out
     live, tail = ops.live_keys(), checks.tail_keys(ops.store.con)
     stray = tail[~np.isin(tail, live)]
-    indexed = np.union1d(text.base_keys(), tail)  # type: ignore[union-attr]
+    indexed = np.union1d(text.base_keys(), tail)
     unindexed = _with_words(ops, live[~np.isin(live, indexed)])
     issues = []
     if len(stray):
@@ -274,7 +277,7 @@ def _postgres(ops: Operations, repair: bool, model: Check, found: list[Check]) -
             with ops.store.transaction():
                 pg_checks.repair(con, [name])
             if name == "vectors":
-                ops.store.index.repair(ops.embedder.name)  # type: ignore[union-attr]
+                ops.store.index.repair(ops.embedder.name)  # type: ignore[attr-defined]
             return pg_checks.problems(con)[name]
 
         found.append(_check(name, problem, "consistent", fix, repair))
@@ -282,11 +285,12 @@ def _postgres(ops: Operations, repair: bool, model: Check, found: list[Check]) -
 
 def rebuild_words(ops: Operations) -> None:
     """Rebuild the BM25 index from the tables (reindex; doctor after lost writes)."""
-    if ops.fulltext.rebuildable:
+    ft = ops.fulltext
+    if isinstance(ft, RebuiltFullText):
         from keepui_engine.store import documents
 
         keys, texts = documents.texts_for_keys(ops.store.con)
-        ops.fulltext.rebuild(keys, texts)  # type: ignore[union-attr]
+        ft.rebuild(keys, texts)
         return
     from keepui_engine.store import pg_checks
 

@@ -17,6 +17,7 @@ from keepui_engine.store import documents, queries, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.catalog import KeyCatalog
 from keepui_engine.store.documents import Row
+from keepui_engine.store.protocol import RebuiltFullText
 from keepui_engine.types import (
     DeleteResult,
     FindQuery,
@@ -35,9 +36,7 @@ if TYPE_CHECKING:
     from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.search.judgments import Judgment
     from keepui_engine.search.why import WhyResult
-    from keepui_engine.store.fulltext import FullText
-    from keepui_engine.store.pg_bm25 import PgFullText
-    from keepui_engine.store.protocol import Backend
+    from keepui_engine.store.protocol import Backend, FullTextChannel
     from keepui_engine.types import SearchRecord, VersionDiff
 
 SORTS = ("updated", "created", "accessed", "id")
@@ -69,13 +68,13 @@ class Engine:
         self.store = store
         self.embedder = embedder
         self.vectors = EmbeddingCache(store, embedder)
-        self._fulltext: FullText | PgFullText | None = None
+        self._fulltext: FullTextChannel | None = None
         self._summarizer: Summarizer | None = None
         self._catalog: tuple[int, KeyCatalog] | None = None
         self._current: tuple[KeyCatalog, np.ndarray] | None = None
 
     @property
-    def fulltext(self) -> FullText | PgFullText:
+    def fulltext(self) -> FullTextChannel:
         """The BM25 channel, opened on first use."""
         if self._fulltext is None:
             self._fulltext = self.store.open_fulltext()
@@ -111,22 +110,24 @@ class Engine:
         """Fold the BM25 tail into the base now, so scores depend on what is stored and not on
         when it was written: export does this first and an import last, so a round trip
         finds the same ids in the same order."""
-        if not self.fulltext.rebuildable:  # PostgreSQL: one set of statistics at all times
+        ft = self.fulltext
+        if not isinstance(ft, RebuiltFullText):  # PostgreSQL: one set of statistics at all times
             return
         live = self.live_keys()
-        if len(live) and not self.fulltext.settled(live):  # type: ignore[union-attr]
+        if len(live) and not ft.settled(live):
             keys, texts = documents.texts_for_keys(self.store.con)
-            self.fulltext.rebuild(keys, texts)  # type: ignore[union-attr]
+            ft.rebuild(keys, texts)
 
     def maintain(self) -> None:
         """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind (after
         each write, and at the end of a bulk import)."""
-        if not self.fulltext.rebuildable:  # PostgreSQL: both indexes are kept up to date
+        ft = self.fulltext
+        if not isinstance(ft, RebuiltFullText):  # PostgreSQL: both indexes are kept up to date
             return
         live = self.live_keys()
-        if self.fulltext.needs_rebuild(live):  # type: ignore[union-attr]
+        if ft.needs_rebuild(live):
             keys, texts = documents.texts_for_keys(self.store.con)
-            self.fulltext.rebuild(keys, texts)  # type: ignore[union-attr]
+            ft.rebuild(keys, texts)
         self.store.maybe_extend_hnsw()
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -12,9 +12,7 @@ if TYPE_CHECKING:
     from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.store.catalog import KeyCatalog
     from keepui_engine.store.documents import Row
-    from keepui_engine.store.fulltext import FullText
-    from keepui_engine.store.pg_bm25 import PgFullText
-    from keepui_engine.store.protocol import Backend
+    from keepui_engine.store.protocol import Backend, FullTextChannel
     from keepui_engine.types import DeleteResult, PutResult, PutSpec, Stats
 
 
@@ -28,7 +26,7 @@ class Operations(Protocol):
     vectors: EmbeddingCache
 
     @property
-    def fulltext(self) -> FullText | PgFullText: ...
+    def fulltext(self) -> FullTextChannel: ...
 
     @property
     def summarizer(self) -> Summarizer: ...

@@ -9,10 +9,59 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from keepui_engine.store.fulltext import FullText
-    from keepui_engine.store.pg_bm25 import PgFullText
-    from keepui_engine.store.pg_search import PgVectorIndex
-    from keepui_engine.store.vectors import VectorIndex
+    from keepui_engine.store.fulltext import Tokenizer
+
+
+@runtime_checkable
+class FullTextChannel(Protocol):
+    """The BM25 channel of either backend: what a find and a put use of it."""
+
+    rebuildable: bool  # False: the database keeps it up to date (PostgreSQL)
+    tokenize: Tokenizer
+
+    def search(
+        self, query: str, k: int, live: np.ndarray, allowed: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def idf(self, query: str) -> np.ndarray: ...
+
+
+@runtime_checkable
+class RebuiltFullText(FullTextChannel, Protocol):
+    """A BM25 channel whose base index is files rebuilt when it falls behind (DuckDB's): what
+    maintenance, export and doctor add to a find's use of it."""
+
+    dir: Path
+
+    def needs_rebuild(self, live: np.ndarray) -> bool: ...
+
+    def settled(self, live: np.ndarray) -> bool: ...
+
+    def rebuild(self, keys: list[int], texts: list[str]) -> None: ...
+
+    def check(self, gen: int | None = None, *, full: bool = False) -> str | None: ...
+
+    def repair(self, problem: str) -> None: ...
+
+    def base_keys(self) -> np.ndarray: ...
+
+
+@runtime_checkable
+class VectorSearch(Protocol):
+    """The vector index of either backend."""
+
+    @property
+    def live_count(self) -> int: ...
+
+    def search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, str, int]: ...
+
+    def vectors_for(self, keys: np.ndarray) -> np.ndarray: ...
+
+    def missing(self, keys: np.ndarray) -> np.ndarray: ...
+
+    def maybe_extend_hnsw(self) -> bool: ...
 
 
 @runtime_checkable
@@ -33,13 +82,13 @@ class Backend(Protocol):
     def root(self) -> Path | str: ...
 
     @property
-    def index(self) -> VectorIndex | PgVectorIndex: ...
+    def index(self) -> VectorSearch: ...
 
     def transaction(self) -> contextlib.AbstractContextManager[None]: ...
 
     def lock_ids(self, ids: list[str]) -> bool: ...
 
-    def open_fulltext(self) -> FullText | PgFullText: ...
+    def open_fulltext(self) -> FullTextChannel: ...
 
     def live_keys(self) -> np.ndarray: ...
 

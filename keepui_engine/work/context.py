@@ -16,8 +16,8 @@ import numpy as np
 if TYPE_CHECKING:
     import duckdb
 
-    from keepui_engine.store.pg_search import PgVectorIndex
-    from keepui_engine.store.vectors import VectorIndex
+    from keepui_engine.store.protocol import VectorSearch
+
 
 TOP = 5
 BONUS = 0.2
@@ -37,7 +37,7 @@ def rank(
 
 
 def context_for(
-    con: duckdb.DuckDBPyConnection, index: VectorIndex | PgVectorIndex, doc_id: str, top: int = TOP
+    con: duckdb.DuckDBPyConnection, index: VectorSearch, doc_id: str, top: int = TOP
 ) -> list[str]:
     """Summaries of the items most similar to `doc_id` among those sharing its user tags."""
     row = con.execute("SELECT tags FROM documents WHERE id = $1", [doc_id]).fetchone()
