@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,22 @@ async def test_tools_run_async(wb: Workbench) -> None:
     await remember.ainvoke({"text": "Async memories work too", "id": "async"})
     found = json.loads(await recall.ainvoke({"query": "async memories"}))
     assert found["hits"][0]["id"] == "async"
+
+
+def test_the_first_published_import_path_still_works() -> None:
+    """`keepui.langchain` (its modules too) names the same objects as keepui.agents.langchain."""
+    from keepui.langchain.store import KeepuiStore as from_module
+
+    import keepui.agents.langchain as now
+    import keepui.langchain as then
+    from keepui.agents.langchain import store as store_now
+    from keepui.langchain import KeepuiRetriever, KeepuiStore
+    from keepui.langchain import keepui_tools as tools
+
+    assert (KeepuiRetriever, KeepuiStore, tools) == (
+        now.KeepuiRetriever,
+        now.KeepuiStore,
+        now.keepui_tools,
+    )
+    assert from_module is KeepuiStore and then.__all__ == now.__all__
+    assert sys.modules["keepui.langchain.store"] is store_now
