@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from keepui_engine.errors import NotFound
 from keepui_engine.inputs import iso, split_version
+from keepui_engine.ops.reading import resolve
 from keepui_engine.types import DiffRow, VersionDiff
 
 if TYPE_CHECKING:
@@ -209,7 +210,7 @@ def version_diff(
     Raises:
         NotFound: The document or one of the versions does not exist.
     """
-    head, _ = engine.resolve(address, 0)
+    head, _ = resolve(engine, address, 0)
     doc_id = head.id
     split = split_version(address)
     if a is None and address != doc_id and split is not None:
@@ -228,8 +229,8 @@ def version_diff(
                 f"{head.version}: give A and B as 0..{head.version - 1} (0 the current one) "
                 f"or -1..-{head.version} (-1 the oldest), or {doc_id}@V{{N}}."
             )
-    _, left = engine.resolve(doc_id, a)
-    _, right = engine.resolve(doc_id, b)
+    _, left = resolve(engine, doc_id, a)
+    _, right = resolve(engine, doc_id, b)
     rows = diff_texts(_text(left), _text(right))
     return VersionDiff(
         id=doc_id,

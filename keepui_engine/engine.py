@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -10,24 +9,19 @@ import numpy as np
 
 from keepui_engine import graph, inputs, interrupts
 from keepui_engine.embedding import EmbeddingCache
-from keepui_engine.errors import NotFound, UsageError
-from keepui_engine.inputs import iso
-from keepui_engine.search.ranking import public_tags
+from keepui_engine.errors import UsageError
+from keepui_engine.ops import reading
 from keepui_engine.store import documents, queries, structure
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store.catalog import KeyCatalog
-from keepui_engine.store.documents import Row
 from keepui_engine.store.protocol import RebuiltFullText
 from keepui_engine.types import (
     DeleteResult,
     FindQuery,
     FindResult,
-    Item,
-    Part,
     PutResult,
     PutSpec,
     Stats,
-    VersionInfo,
 )
 
 if TYPE_CHECKING:
@@ -38,15 +32,6 @@ if TYPE_CHECKING:
     from keepui_engine.search.why import WhyResult
     from keepui_engine.store.protocol import Backend, FullTextChannel
     from keepui_engine.types import SearchRecord, VersionDiff
-
-SORTS = ("updated", "created", "accessed", "id")
-
-
-def _checked_any(any_tags: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
-    """Facet selections with their keys checked like tag keys."""
-    if not any_tags:
-        return None
-    return {inputs.tag_key(k): [str(v) for v in vs] for k, vs in any_tags.items()}
 
 
 def _now() -> datetime:
@@ -166,7 +151,7 @@ class Engine:
             changes[inputs.tag_key(key)] = []
         if not changes:
             raise UsageError("nothing to change: give -t KEY=VALUE and/or -r KEY.")
-        head = self._head(doc_id)
+        head = reading.head_of(self, doc_id)
         merged = inputs.merge_tags(head.tags, changes)
         if merged == head.tags:
             return PutResult(doc_id, head.version, "unchanged")
@@ -204,7 +189,7 @@ class Engine:
     def _delete_once(self, doc_id: str, purge: bool) -> DeleteResult:
         from keepui_engine.ingest.writing import hold
 
-        head = self._head(doc_id)
+        head = reading.head_of(self, doc_id)
         con = self.store.con
         with self.store.transaction():
             hold(self.store, [doc_id], {doc_id: head})
@@ -238,136 +223,7 @@ class Engine:
         self.store.index_remove(dropped)
         return result
 
-    # -- reading ------------------------------------------------------------------------------
-    def _head(self, doc_id: str) -> Row:
-        head = documents.heads(self.store.con, [doc_id]).get(doc_id)
-        if head is None:
-            raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
-        return head
-
-    def resolve(self, address: str, offset: int | None) -> tuple[Row, Row]:
-        """(head, the asked version) for `ID`, `ID@V{N}` or ID with an explicit offset."""
-        doc_id = address
-        head = documents.heads(self.store.con, [address]).get(address)
-        if head is None:
-            split = inputs.split_version(address)
-            if split is None:
-                raise NotFound(f"no document with id {address!r}. `keepui list` shows the ids.")
-            doc_id, parsed = split
-            offset = parsed if offset is None else offset
-            head = self._head(doc_id)
-        if not offset:
-            return head, head
-        ordinal = head.version - offset if offset > 0 else -offset
-        if not 1 <= ordinal <= head.version:
-            raise NotFound(
-                f"{doc_id!r} has {head.version} version(s): use -V 0..{head.version - 1}"
-                f" (from the current) or -V -1..-{head.version} (from the oldest)."
-            )
-        if ordinal == head.version:
-            return head, head
-        rows = documents.archived(self.store.con, doc_id, ordinal)
-        if not rows:
-            raise NotFound(f"version {ordinal} of {doc_id!r} does not exist.")
-        return head, rows[0]
-
-    def _item(self, head: Row, row: Row) -> Item:
-        return Item(
-            id=row.id,
-            version=row.version,
-            offset=head.version - row.version,
-            versions=head.version,
-            text=row.text,
-            summary=row.summary,
-            tags=public_tags(row.tags, row.sys, head.created, row.updated, head.accessed),
-            created=iso(head.created),
-            updated=iso(row.updated),
-            accessed=iso(head.accessed),
-        )
-
-    def get(self, address: str, offset: int | None = None) -> Item:
-        """A document, one of its versions or one of its parts; touches its access time."""
-        part = inputs.split_part(address)
-        if part is not None and documents.heads(self.store.con, [address]).get(address) is None:
-            base, number = part
-            parts = self.parts(base, offset)
-            found = [p for p in parts if p.part == number]
-            if not found:
-                raise NotFound(f"{base!r} has no part {number}: `keepui get {base} --parts`.")
-            p = found[0]
-            shown = {
-                "index": number,
-                "count": len(parts),
-                "title": p.title,
-                "kind": p.kind,
-                "position": p.position,
-                "span": p.span,
-            }
-            item = self.get(base, offset)
-            return replace(item, text=p.text, summary=p.summary, part=shown)
-        head, row = self.resolve(address, offset)
-        now = _now()
-        from keepui_engine.store.readonly import try_write
-
-        # best effort: a get on a full disk or a read-only store still answers (issue 23)
-        sql = "UPDATE documents SET accessed = $1 WHERE id = $2"
-        if not try_write(self.store, sql, [now, head.id]):
-            now = head.accessed
-        from keepui_engine.work.service import for_doc
-
-        return replace(
-            self._item(head.with_(accessed=now), row),
-            pending=for_doc(self, head.id),
-            edges=graph.edges_of(self.store.con, head.id),
-        )
-
-    def parts(self, address: str, offset: int | None = None) -> list[Part]:
-        """The parts of a document version (the current one by default), in order."""
-        head, row = self.resolve(address, offset)
-        out = []
-        for p in part_sql.of(self.store.con, row.id, row.version):
-            at = row.id if row is head else f"{row.id}@V{{{head.version - row.version}}}"
-            out.append(
-                Part(
-                    row.id,
-                    p.part,
-                    f"{at}@P{{{p.part}}}",
-                    p.kind,
-                    p.title,
-                    p.position,
-                    p.text or "",
-                    p.summary,
-                    part_sql.span_of(p.position),
-                )
-            )
-        return out
-
-    def history(self, address: str) -> list[VersionInfo]:
-        """Every version of a document, newest first, with what each changed."""
-        head, _ = self.resolve(address, 0)
-        rows = [head, *documents.archived(self.store.con, head.id)]
-        out = []
-        for i, row in enumerate(rows):
-            older = rows[i + 1] if i + 1 < len(rows) else None
-            if older is None:
-                change = "created"
-            else:
-                text, tags = row.content_hash != older.content_hash, row.tags != older.tags
-                change = "both" if text and tags else "text" if text else "tags" if tags else "none"
-            out.append(
-                VersionInfo(
-                    head.id,
-                    row.version,
-                    head.version - row.version,
-                    iso(row.updated),
-                    row.summary,
-                    row.sys.get("_content_length", 0),
-                    row.content_hash[:12],
-                    change,
-                )
-            )
-        return out
-
+    # -- reading (get, parts, history, list, facets: keepui_engine/ops/reading.py) ---------
     def find(self, q: FindQuery) -> FindResult:
         """Rank documents for a query (see `finding.find`)."""
         from keepui_engine.search.finding import find
@@ -409,38 +265,6 @@ class Engine:
         from keepui_engine.search import searches
 
         return searches.recent(self.store, limit)
-
-    def list_items(
-        self,
-        prefix: str | None = None,
-        tags: list[str] | None = None,
-        sort: str = "updated",
-        limit: int = 20,
-        any_tags: dict[str, list[str]] | None = None,
-        include_system: bool = False,
-    ) -> list[Item]:
-        """Current documents, newest first (or by id), without their text."""
-        if sort not in SORTS:
-            raise UsageError(f"--sort {sort!r}: choose one of {', '.join(SORTS)}.")
-        if limit < 1:
-            raise UsageError(f"--limit {limit}: give a number of 1 or more.")
-        filters = inputs.parse_tag_args(tags, allow_bare=True)
-        ids = queries.list_ids(
-            self.store.con, prefix, filters, sort, limit, _checked_any(any_tags), include_system
-        )
-        heads = documents.heads(self.store.con, ids)
-        return [self._item(heads[i], heads[i].with_(text=None)) for i in ids]
-
-    def facets(
-        self,
-        tags: list[str] | None = None,
-        any_tags: dict[str, list[str]] | None = None,
-        ids: list[str] | None = None,
-        prefix: str | None = None,
-    ) -> dict[str, dict[str, int]]:
-        """Tag KEY -> VALUE -> count over current documents passing the filters (or `ids`)."""
-        filters = inputs.parse_tag_args(tags, allow_bare=True)
-        return queries.facets(self.store.con, filters, _checked_any(any_tags), ids, prefix)
 
     # -- relevance judgments (see keepui_engine/judgments) ---------------------------------------
     def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
@@ -600,7 +424,7 @@ class Engine:
         """Queue a new summary of a document's current version."""
         from keepui_engine.work import service
 
-        head = self._head(doc_id)
+        head = reading.head_of(self, doc_id)
         return {
             "id": doc_id,
             "queued": service.enqueue(self, "summarize", doc_id, head.version, {}),
@@ -610,12 +434,12 @@ class Engine:
         """Split a document into parts now (or queue it); unchanged documents are skipped."""
         from keepui_engine.work import service, tasks
 
-        head = self._head(doc_id)
+        head = reading.head_of(self, doc_id)
         if queue:
             tid = service.enqueue(self, "analyze", doc_id, head.version, {"force": force})
             return {"id": doc_id, "queued": tid}
         done = tasks.analyze_doc(self, doc_id, head.version, force=force)
-        return {"id": doc_id, "result": done, "parts": len(self.parts(doc_id))}
+        return {"id": doc_id, "result": done, "parts": len(reading.parts(self, doc_id))}
 
     def stats(self) -> Stats:
         """Counts of documents, versions and vectors, and the store's size."""

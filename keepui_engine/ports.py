@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from keepui_engine.embedding import EmbeddingCache
     from keepui_engine.providers.base import Embedder, Summarizer
     from keepui_engine.store.catalog import KeyCatalog
-    from keepui_engine.store.documents import Row
     from keepui_engine.store.protocol import Backend, FullTextChannel
     from keepui_engine.types import DeleteResult, PutResult, PutSpec, Stats
 
@@ -46,8 +45,6 @@ class Operations(Protocol):
     def maintain(self) -> None: ...
 
     def settle(self) -> None: ...
-
-    def resolve(self, address: str, offset: int | None) -> tuple[Row, Row]: ...
 
     def put_many(self, specs: list[PutSpec]) -> list[PutResult]: ...
 

@@ -76,6 +76,11 @@ def _engine(method: str, **kw: Any) -> Op:
     return Op(method, f"keepui_engine.engine:Engine.{method}", **kw)
 
 
+def _reading(name: str, **kw: Any) -> Op:
+    """An operation of ops/reading.py."""
+    return Op(name, f"keepui_engine.ops.reading:{name}", **kw)
+
+
 _QUERY = {"q": f"{_TYPES}:FindQuery"}
 
 OPERATIONS: dict[str, Op] = {
@@ -95,11 +100,11 @@ OPERATIONS: dict[str, Op] = {
         _engine("reindex", result=f"{_TYPES}:Stats", self_checking=True),
         _engine("import_page", client_write=True, starts_owner=True),
         # reading
-        _engine("get", result=f"{_TYPES}:Item", reads=True),
-        _engine("history", result=f"{_TYPES}:VersionInfo", many=True, reads=True),
-        _engine("parts", result=f"{_TYPES}:Part", many=True, reads=True),
-        _engine("list_items", result=f"{_TYPES}:Item", many=True, reads=True),
-        _engine("facets", reads=True),
+        _reading("get", result=f"{_TYPES}:Item", reads=True),
+        _reading("history", result=f"{_TYPES}:VersionInfo", many=True, reads=True),
+        _reading("parts", result=f"{_TYPES}:Part", many=True, reads=True),
+        _reading("list_items", result=f"{_TYPES}:Item", many=True, reads=True),
+        _reading("facets", reads=True),
         _engine("stats", result=f"{_TYPES}:Stats", reads=True),
         _engine("diff", result=f"{_TYPES}:VersionDiff", reads=True),
         _engine("export_header", read_only_ok=True),  # its BM25 base read as it is
