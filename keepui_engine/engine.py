@@ -56,7 +56,6 @@ class Engine:
         self._fulltext: FullTextChannel | None = None
         self._summarizer: Summarizer | None = None
         self._catalog: tuple[int, KeyCatalog] | None = None
-        self._current: tuple[KeyCatalog, np.ndarray] | None = None
 
     @property
     def fulltext(self) -> FullTextChannel:
@@ -76,11 +75,7 @@ class Engine:
         PostgreSQL, whose channels drop archived keys from what they return instead (reading
         every current key per find would cost more there than it saves)."""
         got = self.catalog()
-        if got is None:
-            return None
-        if self._current is None or self._current[0] is not got:
-            self._current = (got, got.current())
-        return self._current[1]
+        return None if got is None else got.current
 
     def catalog(self) -> KeyCatalog | None:
         """Every vector key's document, version and head, read once per committed write; None
@@ -90,6 +85,11 @@ class Engine:
         if self._catalog is None or self._catalog[0] != self.store.writes:
             self._catalog = (self.store.writes, KeyCatalog.read(self.store.con))
         return self._catalog[1]
+
+    def now(self) -> datetime:
+        """Now as the store records times (naive UTC): the one clock of the operations (tests
+        replace `_now` to freeze it)."""
+        return _now()
 
     def settle(self) -> None:
         """Fold the BM25 tail into the base now, so scores depend on what is stored and not on

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     import numpy as np
 
     from keepui_engine.config import Settings
@@ -43,6 +45,8 @@ class Operations(Protocol):
     ) -> None: ...
 
     def maintain(self) -> None: ...
+
+    def now(self) -> datetime: ...
 
     def settle(self) -> None: ...
 

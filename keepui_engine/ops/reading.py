@@ -6,7 +6,6 @@ touches the document's access time (best effort)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from keepui_engine import graph, inputs
@@ -22,10 +21,6 @@ if TYPE_CHECKING:
     from keepui_engine.store.documents import Row
 
 SORTS = ("updated", "created", "accessed", "id")
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def _checked_any(any_tags: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
@@ -105,7 +100,7 @@ def get(engine: Operations, address: str, offset: int | None = None) -> Item:
         whole = get(engine, base, offset)
         return replace(whole, text=p.text, summary=p.summary, part=shown)
     head, row = resolve(engine, address, offset)
-    now = _now()
+    now = engine.now()
     from keepui_engine.store.readonly import try_write
 
     # best effort: a get on a full disk or a read-only store still answers (issue 23)

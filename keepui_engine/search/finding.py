@@ -163,7 +163,7 @@ def _documents(
     while True:
         keys, scores = search(k)
         if catalog is not None:
-            recs = catalog.lookup(keys.tolist())
+            recs = catalog.lookup(keys)
         else:
             recs = con.execute(
                 "SELECT key, doc_id, version, head FROM vector_keys WHERE key = ANY($1)",

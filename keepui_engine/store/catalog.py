@@ -9,6 +9,7 @@ statement of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -35,13 +36,15 @@ class KeyCatalog:
             np.asarray(got["head"], np.int64),
         )
 
+    @cached_property
     def current(self) -> np.ndarray:
-        """The keys of every document's current version and its parts, sorted."""
+        """The keys of every document's current version and its parts, sorted (computed once
+        per catalog, that is once per committed write)."""
         return self.keys[self.versions == self.heads]
 
-    def lookup(self, keys: list[int]) -> list[tuple[int, str, int, int]]:
+    def lookup(self, keys: np.ndarray | list[int]) -> list[tuple[int, str, int, int]]:
         """(key, doc_id, version, head) of each of `keys` the catalog holds, in their order."""
-        if not keys or not len(self.keys):
+        if not len(keys) or not len(self.keys):
             return []
         want = np.asarray(keys, np.int64)
         at = np.minimum(np.searchsorted(self.keys, want), len(self.keys) - 1)
