@@ -175,7 +175,7 @@ class Workbench(StoreAccess):
         query: str,
         *,
         tags: list[str] | None = None,
-        limit: int = 10,
+        limit: int | None = None,
         since: str | None = None,
         until: str | None = None,
         mode: str | None = None,
@@ -186,19 +186,26 @@ class Workbench(StoreAccess):
         as_of: str | None = None,
         include_system: bool = False,
         history: bool = False,
+        config: str | None = None,
     ) -> FindResult:
         """Search by meaning (dense), words (bm25) or both (hybrid) after tag and time filters.
 
         Current versions (and their parts) only, filtered by their current tags and time;
         `history` also searches archived versions, `as_of` the versions current at that
         moment (see FindQuery). None for mode, min_score, fusion, dedup or rerank means the
-        store's keepui.toml.
+        search configuration `config` (`keepui config --configs`), else keepui.toml's
+        [search]; None for limit means the configuration's, else 10.
+
+        Raises:
+            UsageError: No search configuration is called `config`.
         """
+        from keepui_engine.search_configs import limit_of
+
         return self.find_query(
             FindQuery(
                 query,
                 list(tags or []),
-                limit,
+                limit_of(self.settings, config) if limit is None else limit,
                 since,
                 until,
                 mode,
@@ -209,6 +216,7 @@ class Workbench(StoreAccess):
                 as_of,
                 include_system,
                 history,
+                config=config,
             )
         )
 

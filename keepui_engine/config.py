@@ -71,6 +71,15 @@ dedup_threshold = 0.95
 # (1 - recency_weight) x relevance + recency_weight x freshness.
 rerank = "relevance"
 recency_weight = 0.3
+# Score fusion's prior: how many documents its assumed spread of each channel counts for.
+score_prior = 3.0
+# Rank documents by their passages (parts) too; false: by their whole text only.
+passages = true
+# Named search configurations change some of the settings above, for find --config NAME and
+# keepui experiment (keepui config --configs lists them), e.g.:
+# [search.configs.words]
+# fusion = "rrf"
+# bm25_weight = 2.0
 
 [ingest]
 # Files larger than this are refused (MB); `keepui put -` reads at most this much of stdin.
@@ -157,6 +166,9 @@ class Settings:
             never).
         half_life_days: Recency decay half-life (<= 0 disables).
         exact_max_vectors: Above this many vectors, search uses HNSW.
+        fusion_prior: Score fusion's prior, in pseudo-documents (`[search] score_prior`).
+        passages: Rank documents by their passages too, not only their whole text.
+        search_configs: `[search.configs.NAME]`: name -> the settings it changes.
     """
 
     store: Path
@@ -181,6 +193,9 @@ class Settings:
     recency_weight: float = 0.3
     min_score: float | None = None
     fusion_weights: tuple[float, float] = (1.0, 1.0)
+    fusion_prior: float = 3.0
+    passages: bool = True
+    search_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
     max_file_mb: float = 100.0
     max_text_mb: float = 4.0
     extract_timeout_s: float = 60.0
@@ -344,6 +359,7 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
     fl = data.get("flows", {})
     sv = data.get("server", {})
     from keepui_engine.providers.summary import SUMMARIZERS as providers
+    from keepui_engine.search_configs import parse as parse_search_configs
 
     if sm.get("provider", "extractive") not in providers:
         raise ConfigError(
@@ -408,6 +424,9 @@ def _from_toml(data: dict[str, Any], where: str, root: Path, url: str | None = N
             float(_get(se, "dense_weight", float, 1.0, where)),  # type: ignore[arg-type]
             float(_get(se, "bm25_weight", float, 1.0, where)),  # type: ignore[arg-type]
         ),
+        fusion_prior=_positive(se, "score_prior", float, 3.0, where),
+        passages=bool(_get(se, "passages", bool, True, where)),
+        search_configs=parse_search_configs(se, where),
         max_file_mb=_positive(ing, "max_file_mb", float, 100.0, where),
         max_text_mb=_positive(ing, "max_text_mb", float, 4.0, where),
         extract_timeout_s=float(_get(ing, "extract_timeout_s", float, 60.0, where)),  # type: ignore[arg-type]

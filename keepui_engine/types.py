@@ -414,6 +414,8 @@ class FindQuery(_Serialisable):
             the filter, up to the limit.
         decay: Apply recency decay (the default); False ranks by relevance alone (decay 1.0),
             as LangGraph's stores do.
+        config: A search configuration (`[search.configs.NAME]`) whose settings stand in
+            for [search]'s; the fields above that are not None still win. None: [search].
     """
 
     query: str
@@ -431,6 +433,7 @@ class FindQuery(_Serialisable):
     history: bool = False
     keep_weak: bool = False
     decay: bool = True
+    config: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from keepui_engine.errors import UsageError
 from keepui_engine.search import pipeline
 from keepui_engine.search.query_vector import query_vector
 from keepui_engine.search.ranking import TIE, excerpt, fuse
+from keepui_engine.search.retrieved import Retrieved, fused, similarities, whole_texts
+from keepui_engine.search_configs import configured
 from keepui_engine.store import parts as part_sql
 from keepui_engine.store import queries
 from keepui_engine.store.catalog import KeyCatalog
@@ -21,6 +23,7 @@ from keepui_engine.types import FindQuery, FindResult, Hit
 from keepui_engine.work.gate import reader_opening
 
 if TYPE_CHECKING:
+    from keepui_engine.config import Settings
     from keepui_engine.ports import Operations
 
 MODES = ("dense", "bm25", "hybrid")
@@ -32,13 +35,30 @@ def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult
 
     Dense ranks by cosine similarity, BM25 by its score, hybrid by fusing both (each channel
     over-fetched 3x the limit); the final score is that times decay. Then the relevance
-    threshold, the near-duplicate fold and the rerank, each counted in `hidden`.
+    threshold, the near-duplicate fold and the rerank, each counted in `hidden`; under the
+    query's search configuration (`q.config`, see `search_configs`).
 
     Args:
         first: Nothing was read before this find (it is the whole operation): while the
             model embeds the query, before any read, an owner serves other requests.
     """
-    st = engine.settings
+    st = configured(engine.settings, q.config)
+    got = retrieve(engine, q, st, first=first)
+    if isinstance(got, FindResult):
+        return got
+    return finish(engine, q, fused(got, q, st), got.head, got.now, got.rows, st)
+
+
+def retrieve(
+    engine: Operations,
+    q: FindQuery,
+    st: Settings,
+    *,
+    first: bool = False,
+    every_fusion: bool = False,
+) -> Retrieved | FindResult:
+    """find's channels under settings `st`, before fusion (dense mode: the whole result);
+    `every_fusion`: read the words' idf for rank fusion too (a sweep fuses many ways)."""
     query, limit, mode = q.query, q.limit, q.mode or st.search_mode
     fusion = q.fusion or st.fusion
     if mode not in MODES:
@@ -91,8 +111,8 @@ def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult
     if qvec is not None:
         if mode == "dense":
             within = allowed if scope is None else scope
-            found, rows = _dense_only(engine, q, qvec, within, now, notes, current)
-            return _finish(engine, q, found.hits, found, now, rows)
+            found, rows = _dense_only(engine, q, qvec, within, now, notes, current, st)
+            return finish(engine, q, found.hits, found, now, rows, st)
         got: list[object] = []
 
         def dense_search(k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -120,23 +140,17 @@ def find(engine: Operations, q: FindQuery, *, first: bool = False) -> FindResult
     if mode == "bm25":
         total = len(live) if live is not None else engine.store.index.live_count
         considered = total if allowed is None else len(allowed)
+    if not st.passages:
+        dense = None if dense is None else whole_texts(dense, rows)
+        bm25 = whole_texts(bm25, rows)
     similarity = None
     if qvec is not None:
-        similarity = _similarity(engine, qvec, dense, bm25)
-    hits = fuse(
-        dense,
-        bm25,
-        rows,
-        now,
-        st.half_life_days if q.decay else 0.0,
-        weights=st.fusion_weights,
-        rrf_k=st.rrf_k,
-        fusion=fusion,
-        similarity=similarity,
-        idf=engine.fulltext.idf(query) if fusion != "rrf" else None,
-    )
+        similarity = similarities(engine, qvec, dense, bm25)
+    idf = None
+    if mode == "hybrid" and (fusion != "rrf" or every_fusion):
+        idf = engine.fulltext.idf(query)
     head = FindResult(query, [], limit, considered, method, notes, mode)
-    return _finish(engine, q, hits, head, now, rows)
+    return Retrieved(dense, bm25, rows, similarity, idf, now, head)
 
 
 PASSAGES_KEPT = 3  # keys a channel keeps of one document: fusion per passage weighs them
@@ -193,20 +207,6 @@ def _documents(
     return keys[keep], scores[keep]
 
 
-def _similarity(
-    engine: Operations,
-    qvec: np.ndarray,
-    dense: tuple[np.ndarray, np.ndarray] | None,
-    bm25: tuple[np.ndarray, np.ndarray],
-) -> dict[int, float] | None:
-    """Cosine similarities of the BM25 keys the dense channel did not return."""
-    extra = np.setdiff1d(bm25[0], dense[0]) if dense is not None else bm25[0]
-    if not len(extra):
-        return None
-    sims = engine.store.index.vectors_for(extra) @ qvec
-    return dict(zip(extra.tolist(), sims.tolist(), strict=True))
-
-
 def _dense_only(
     engine: Operations,
     q: FindQuery,
@@ -215,6 +215,7 @@ def _dense_only(
     now: datetime,
     notes: list[str],
     current: bool,
+    st: Settings,
 ) -> tuple[FindResult, dict[int, queries.KeyRow]]:
     """Dense mode: over-fetch until decay cannot change the top `limit` (and, with `current`,
     until enough current versions are left once archived ones are dropped)."""
@@ -228,7 +229,9 @@ def _dense_only(
         if current:
             keep = [i for i, key in enumerate(keys.tolist()) if _is_current(rows.get(key))]
             keys, sims = keys[keep], sims[keep]
-        half_life = engine.settings.half_life_days if q.decay else 0.0
+        if not st.passages:
+            keys, sims = whole_texts((keys, sims), rows)
+        half_life = st.half_life_days if q.decay else 0.0
         hits = fuse((keys, sims), None, rows, now, half_life)
         if exhausted or (len(hits) >= limit and hits[limit - 1].score >= floor):
             break
@@ -240,16 +243,18 @@ def _is_current(row: queries.KeyRow | None) -> bool:
     return row is not None and row.version == row.head_version
 
 
-def _finish(
+def finish(
     engine: Operations,
     q: FindQuery,
     hits: list[Hit],
     head: FindResult,
     now: datetime,
     rows: dict[int, queries.KeyRow],
+    st: Settings,
+    *,
+    detail: bool = True,
 ) -> FindResult:
-    """Threshold, near-duplicate fold, rerank and limit, counting what each step hid."""
-    st = engine.settings
+    """Threshold, fold, rerank and limit, counting what each hid; `detail`: passages' places."""
     min_score = st.min_score if q.min_score is None else q.min_score
     notes, hidden = list(head.notes), dict(head.hidden)
     if not q.include_system:  # system documents and the now notes only with --all
@@ -282,8 +287,10 @@ def _finish(
         half_life_days=st.half_life_days,
         recency_weight=st.recency_weight,
     )
-    shown = _with_parts(engine, hits[: q.limit], rows, q.query)
-    if q.history:
+    shown = hits[: q.limit]
+    if detail:
+        shown = _with_parts(engine, shown, rows, q.query)
+    if detail and q.history:
         shown = _mark_archived(engine, shown, rows)
     return replace(head, hits=shown, hidden=hidden, notes=notes)
 

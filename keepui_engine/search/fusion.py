@@ -48,13 +48,16 @@ def robust_spread(values: np.ndarray, prior: float, weight: float = PRIOR) -> fl
     return math.sqrt((n * mad * mad + weight * prior * prior) / (n + weight))
 
 
-def bm25_rate(dense_pool: np.ndarray, bm25_pool: np.ndarray, idf: np.ndarray) -> float:
+def bm25_rate(
+    dense_pool: np.ndarray, bm25_pool: np.ndarray, idf: np.ndarray, prior: float = PRIOR
+) -> float:
     """Cosine per BM25 point for this query (0 when the query has no indexable word).
 
     Args:
         dense_pool: Cosine similarities of the dense channel's best documents, best first.
         bm25_pool: BM25 scores of the BM25 channel's best documents, best first.
         idf: The idf of each distinct query word (a word no text has counts as the rarest).
+        prior: How many documents the prior spreads count for (`[search] score_prior`).
     """
     total = float(idf.sum())
     if total <= 0:
@@ -63,7 +66,7 @@ def bm25_rate(dense_pool: np.ndarray, bm25_pool: np.ndarray, idf: np.ndarray) ->
     bm25 = np.asarray(bm25_pool[:POOL], np.float64)
     if len(bm25) < len(dense):
         bm25 = np.concatenate([bm25, np.zeros(len(dense) - len(bm25))])
-    relative = robust_spread(dense, DENSE_SPREAD) / robust_spread(
-        bm25, BM25_UNIT * float(idf.mean())
+    relative = robust_spread(dense, DENSE_SPREAD, prior) / robust_spread(
+        bm25, BM25_UNIT * float(idf.mean()), prior
     )
     return math.sqrt(relative / total)

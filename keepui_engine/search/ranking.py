@@ -91,6 +91,7 @@ def fuse(
     fusion: str = "rrf",
     similarity: dict[int, float] | None = None,
     idf: np.ndarray | None = None,
+    prior: float | None = None,
 ) -> list[Hit]:
     """One hit per document from one or both channels, best final score first.
 
@@ -112,10 +113,11 @@ def fuse(
             document the BM25 channel did not return adds 0 there.
         similarity: Cosine similarities of keys the dense channel did not return.
         idf: The idf of each distinct query word (score and share fusion).
+        prior: Score fusion's prior in pseudo-documents (default `fusion.PRIOR`).
     """
     by_dense, by_bm25 = lift(dense, rows), lift(bm25, rows)
     hybrid = dense is not None and bm25 is not None
-    rate = _rate(fusion, by_dense, by_bm25, idf) if hybrid and fusion != "rrf" else 0.0
+    rate = _rate(fusion, by_dense, by_bm25, idf, prior) if hybrid and fusion != "rrf" else 0.0
     best = (
         _per_passage(dense, bm25, rows, weights, rrf_k, fusion, rate, similarity or {})  # type: ignore[arg-type]
         if hybrid
@@ -254,11 +256,12 @@ def _rate(
     by_dense: dict[str, tuple[int, float, int]],
     by_bm25: dict[str, tuple[int, float, int]],
     idf: np.ndarray | None,
+    prior: float | None = None,
 ) -> float:
     """Cosine per BM25 point: the idf sum's inverse (share), or the per-query rate (score)."""
     import numpy as np
 
-    from keepui_engine.search.fusion import bm25_rate
+    from keepui_engine.search.fusion import PRIOR, bm25_rate
 
     if idf is None or not len(idf) or idf.sum() <= 0:
         return 0.0
@@ -266,7 +269,7 @@ def _rate(
         return float(1.0 / idf.sum())
     dense = np.asarray(sorted((v[1] for v in by_dense.values()), reverse=True), np.float64)
     bm25 = np.asarray(sorted((v[1] for v in by_bm25.values()), reverse=True), np.float64)
-    return bm25_rate(dense, bm25, idf)
+    return bm25_rate(dense, bm25, idf, PRIOR if prior is None else prior)
 
 
 _TERM = re.compile(r"\w{3,}")
