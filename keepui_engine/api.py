@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from keepui_engine.search.reflection import Reflection
     from keepui_engine.store.pg_notify import ChangeFeed
     from keepui_engine.transfer import ImportReport
+    from keepui_engine.tuning import Tuning
 
 
 class Workbench(StoreAccess):
@@ -535,6 +536,14 @@ class Workbench(StoreAccess):
             "relevant": sum(g > 0 for g in grades.values()),
             "ndcg@10": ndcg_at(ids, grades) if grades else None,
         }
+
+    @property
+    def tuning(self) -> Tuning:
+        """Query sets, search configurations, experiments and the optimizer (see
+        `keepui_engine.tuning`)."""
+        from keepui_engine.tuning import Tuning
+
+        return Tuning(self)
 
     def eval_judged(self, modes: list[str] | None = None, progress: Any = None) -> EvalResult:
         """Score every mode on this store's judged queries (nDCG@10, R@100, MRR@10)."""

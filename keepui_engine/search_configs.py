@@ -96,8 +96,18 @@ def parse(search: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
             )
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: {head} must be a table of settings.")
-        out[name] = {key: _value(key, value, f"{where}: {head}") for key, value in table.items()}
+        out[name] = check(table, f"{where}: {head}")
     return out
+
+
+def check(values: dict[str, Any], where: str) -> dict[str, Any]:
+    """Configuration values checked as keepui.toml's are (`where` names them in errors).
+
+    Raises:
+        ConfigError: A key a configuration does not have, or a wrong choice.
+        BadNumber: A number out of range, nan or inf.
+    """
+    return {key: _value(key, value, where) for key, value in values.items()}
 
 
 def _value(key: str, value: Any, where: str) -> Any:
@@ -125,12 +135,13 @@ def _value(key: str, value: Any, where: str) -> Any:
         )
     if isinstance(value, float) and not math.isfinite(value):
         raise BadNumber(f"{where} {key} = {value!r} is not a finite number.")
-    if (low is not None and (value < low or (open_low and value == low))) or (
-        high is not None and value > high
+    number = float(value)  # type: ignore[arg-type]
+    if (low is not None and (number < low or (open_low and number == low))) or (
+        high is not None and number > high
     ):
         side = f"above {low:g}" if open_low else f"at least {low:g}"
         span = f"from {low:g} to {high:g}" if high is not None else side
-        raise BadNumber(f"{where} {key} = {value:g} is out of range; give a number {span}.")
+        raise BadNumber(f"{where} {key} = {number:g} is out of range; give a number {span}.")
     return value
 
 
@@ -227,6 +238,25 @@ def toml_table(name: str, values: dict[str, Any]) -> str:
     return f"[search.configs.{name}]\n{rows}"
 
 
+def save_check(st: Settings, name: str) -> None:
+    """Refuse, before any work, a configuration that `save` could not write.
+
+    Raises:
+        UsageError: A name that is not one, `default`, or a store whose settings are not a
+            keepui.toml (PostgreSQL keeps them in its database).
+    """
+    if name == DEFAULT or not NAME.fullmatch(name):
+        raise UsageError(
+            f"--save {name!r}: name the configuration with letters, digits, - and _ "
+            "(not `default`, which is [search] itself)."
+        )
+    if st.url is not None:
+        raise UsageError(
+            "--save writes keepui.toml, and this PostgreSQL store keeps its settings in its "
+            f"database: add [search.configs.{name}] to the keepui.toml row there yourself."
+        )
+
+
 def save(path: Path, name: str, values: dict[str, Any], comment: str = "") -> None:
     """Write configuration `name` into keepui.toml at `path`, replacing a table of that name
     and keeping every other line (comments included); checked before it replaces the file.
@@ -238,10 +268,7 @@ def save(path: Path, name: str, values: dict[str, Any], comment: str = "") -> No
     import tomllib
 
     if name == DEFAULT or not NAME.fullmatch(name):
-        raise UsageError(
-            f"--save {name!r}: name the configuration with letters, digits, - and _ "
-            "(not `default`, which is [search] itself)."
-        )
+        raise UsageError(f"--save {name!r}: not a configuration name (letters, digits, - and _).")
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -81,6 +81,11 @@ def _reading(name: str, **kw: Any) -> Op:
     return Op(name, f"keepui_engine.ops.reading:{name}", **kw)
 
 
+def _tuning(name: str, **kw: Any) -> Op:
+    """An operation of ops/tuning.py."""
+    return Op(name, f"keepui_engine.ops.tuning:{name}", **kw)
+
+
 _QUERY = {"q": f"{_TYPES}:FindQuery"}
 
 OPERATIONS: dict[str, Op] = {
@@ -130,6 +135,9 @@ OPERATIONS: dict[str, Op] = {
         _engine(
             "judgments", result="keepui_engine.search.judgments:Judgment", many=True, reads=True
         ),
+        # tuning: judgments in bulk, and one retrieval fused many ways (ops/tuning.py)
+        _tuning("judge_many", client_write=True),
+        _tuning("sweep", reads=True, starts_owner=True),
         # the queue
         _engine("work_once", starts_owner=True),
         _engine("pending", reads=True),

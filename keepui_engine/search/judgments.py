@@ -71,6 +71,37 @@ def record(con: duckdb.DuckDBPyConnection, query: str, doc_id: str, grade: int) 
     return Judgment(text, doc_id, grade, iso(now), qid(text))
 
 
+def record_many(
+    con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, int]]
+) -> tuple[int, list[str]]:
+    """Store judgments (query, id, grade) of the documents the store has, each replacing an
+    earlier one of its query and id; (how many were stored, the ids the store lacks).
+
+    Raises:
+        UsageError: A grade outside 0..3 or an empty query (nothing is stored).
+    """
+    checked = []
+    for query, doc_id, grade in rows:
+        if grade not in GRADES:
+            raise UsageError(
+                f"grade {grade} of {doc_id!r} for {query!r}: grades are 0 (not relevant), "
+                "1 (somewhat), 2 (relevant) or 3 (the answer)."
+            )
+        checked.append((normalise(query), str(doc_id), int(grade)))
+    ids = sorted({d for _, d, _ in checked})
+    stored = {
+        r[0]
+        for r in con.execute(
+            "SELECT id FROM documents WHERE id IN (SELECT unnest($1))", [ids]
+        ).fetchall()
+    }
+    now = datetime.now(UTC).replace(tzinfo=None)
+    kept = [(q, d, g) for q, d, g in checked if d in stored]
+    for q, d, g in kept:
+        con.execute("INSERT OR REPLACE INTO judgments VALUES ($1, $2, $3, $4)", [q, d, g, now])
+    return len(kept), [d for d in ids if d not in stored]
+
+
 def remove(con: duckdb.DuckDBPyConnection, query: str, doc_id: str) -> bool:
     """Forget a judgment; whether there was one."""
     text = normalise(query)
