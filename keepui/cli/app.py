@@ -24,6 +24,7 @@ from keepui.cli import (
     serve,
     transfer,
     tui,
+    tuning,
 )
 from keepui.cli.options import StoreOpt
 
@@ -97,6 +98,9 @@ app.command("import")(transfer.import_)
 app.command("judge")(judging.judge)
 app.command("config")(config_cmd.config)
 app.add_typer(judging.judgments_app, name="judgments")
+judging.judgments_app.command("import")(tuning.judgments_import)
+app.add_typer(tuning.queryset_app, name="queryset")
+app.add_typer(tuning.experiment_app, name="experiment")
 
 
 @app.command("mcp")

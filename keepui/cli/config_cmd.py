@@ -27,6 +27,14 @@ def config(
         bool,
         typer.Option("--state-diagram", help="Print a Mermaid stateDiagram-v2 of the flows."),
     ] = False,
+    configs: Annotated[
+        bool,
+        typer.Option(
+            "--configs",
+            help="List the search configurations ([search] as `default`, then each "
+            "[search.configs.NAME]) with what each changes from the default.",
+        ),
+    ] = False,
     store: StoreOpt = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -37,10 +45,16 @@ def config(
       keepui config                          # where keepui.toml is, and the model
       keepui config --state-diagram > flows.mmd
       keepui config --reset-system-docs --yes
+      keepui config --configs
     """
-    if reset_system_docs and state_diagram:
-        raise UsageError("choose one of --reset-system-docs and --state-diagram.")
+    if reset_system_docs + state_diagram + configs > 1:
+        raise UsageError("choose one of --reset-system-docs, --state-diagram and --configs.")
     with open_workbench(store, create=False) as wb:
+        if configs:
+            from keepui.cli.tuning_text import render_configs
+
+            render_configs(wb.tuning.configs(), json_=json_)
+            return
         if state_diagram:
             diagram = wb.state_diagram()
             if json_:

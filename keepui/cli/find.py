@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -23,9 +24,15 @@ def find(
     query: Annotated[str, typer.Argument(help="What to look for, in words.")],
     tag: FilterOpt = None,
     limit: Annotated[
-        int,
-        typer.Option("--limit", "-n", help="At most this many hits.", callback=bounded_count),
-    ] = 10,
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            help="At most this many hits [default: the configuration's limit, else 10].",
+            callback=bounded_count,
+            show_default=False,
+        ),
+    ] = None,
     since: Annotated[
         str | None,
         typer.Option(
@@ -118,6 +125,15 @@ def find(
         str | None,
         typer.Option("--why", help="Say where this id ranked in each channel and what removed it."),
     ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            "-c",
+            help="Search with a named configuration ([search.configs.NAME]; keepui config "
+            "--configs lists them); the options above still win.",
+        ),
+    ] = None,
 ) -> None:
     """Find documents by meaning and words (hybrid), after tag/time filters.
 
@@ -154,6 +170,7 @@ def find(
                 ("--dedup/--no-dedup", dedup is not None),
                 ("--all", all_),
                 ("--history", history),
+                ("--config", config),
             )
             if given
         ]
@@ -162,7 +179,7 @@ def find(
         from keepui.cli.resolve import find_resolve
 
         code = find_resolve(
-            query, tag, limit, mode, store, json_=json_, nl=nl, ids=ids, trace=trace
+            query, tag, limit or 10, mode, store, json_=json_, nl=nl, ids=ids, trace=trace
         )
         if code:
             raise typer.Exit(code)
@@ -170,7 +187,7 @@ def find(
     q = FindQuery(
         query,
         list(tag or []),
-        limit,
+        10 if limit is None else limit,
         since,
         until,
         mode,
@@ -181,6 +198,7 @@ def find(
         as_of,
         all_,
         history,
+        config=config,
     )
     if why is not None:
         with open_workbench(store, create=False) as wb:
@@ -196,6 +214,8 @@ def find(
             out(f"  {name} filter: {'passes' if ok else 'removes it'}")
         return
     with open_workbench(store, create=False) as wb:
+        if config is not None and limit is None:
+            q = replace(q, limit=wb.tuning.limit(config))
         result = wb.find_deep(q) if deep else wb.find_query(q)
     if explain:
         from keepui.cli.explain import render_explain

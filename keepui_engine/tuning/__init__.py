@@ -38,6 +38,16 @@ class Tuning:
             for n in sc.names(st)
         ]
 
+    def limit(self, config: str | None) -> int:
+        """How many hits configuration `config` shows (its `limit`, else 10).
+
+        Raises:
+            UsageError: No configuration has that name.
+        """
+        from keepui_engine.search_configs import limit_of
+
+        return limit_of(self._wb.settings, config)
+
     def add_queryset(
         self,
         name: str,
