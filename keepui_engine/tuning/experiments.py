@@ -112,7 +112,8 @@ class Experiment:
             {"a": a, "b": b, "metric": self.metrics[0], "queries": self.differences(a, b)}
             for b, a in _pairs(self.configs)
         ]
-        return {**self.record(), "skipped": self.skipped, "differences": pairs, "pool": self.pool()}
+        fields_ = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**fields_, "skipped": self.skipped, "differences": pairs, "pool": self.pool()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Experiment:
