@@ -104,8 +104,12 @@ def render_experiment(exp: dict[str, Any], *, json_: bool) -> None:
         total = sum(len(v) for v in pool.values())
         out(
             f"unjudged in the top 10 (judge these next): {total} document(s) over "
-            f"{len(pool)} quer{'y' if len(pool) == 1 else 'ies'} (--json lists them)"
+            f"{len(pool)} quer{'y' if len(pool) == 1 else 'ies'} (--json lists them all), e.g."
         )
+        texts = {q: row["query"] for q, row in exp["per_query"].items()}
+        for q, ids in list(pool.items())[:3]:
+            more = f" +{len(ids) - 5}" if len(ids) > 5 else ""
+            out(f"  {texts.get(q, q)}: {' '.join(ids[:5])}{more}")
 
 
 def render_experiments(exps: list[dict[str, Any]], *, json_: bool) -> None:
