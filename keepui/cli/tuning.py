@@ -56,8 +56,9 @@ def queryset_add(
         bool, typer.Option("--from-history", help="Your latest distinct searches.")
     ] = False,
     last: Annotated[
-        int, typer.Option("--last", metavar="N", help="With --from-history: how many.")
-    ] = 100,
+        int | None,
+        typer.Option("--last", metavar="N", help="With --from-history: how many [default: 100]."),
+    ] = None,
     store: StoreOpt = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -72,11 +73,15 @@ def queryset_add(
       keepui queryset add recent --from-history --last 50
       keepui queryset add scifact queries.jsonl
     """
-    if last != 100 and not from_history:
+    if last is not None and not from_history:
         raise UsageError("--last counts searches: give it with --from-history.")
     with open_workbench(store, create=False) as wb:
         got = wb.tuning.add_queryset(
-            name, from_judgments=from_judgments, from_history=from_history, last=last, path=file
+            name,
+            from_judgments=from_judgments,
+            from_history=from_history,
+            last=100 if last is None else last,
+            path=file,
         )
     text.render_queryset(got.to_dict(), json_=json_)
 
