@@ -308,3 +308,19 @@ def test_optimize_cross_validates_refuses_and_saves(seeded: Workbench) -> None:
     from keepui_engine.config import load_settings
 
     assert load_settings(wb.store).search_configs["tuned"] == got.best
+
+
+def test_tuning_on_both_backends(backend_dir: Path, tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\n1\tkeys\t3\n1\tsign\t2\n2\tbread\t3\n2\tx\t1\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"_id": "1", "text": "key rotation"}\n{"_id": "2", "text": "bread"}\n')
+    with open_workbench(backend_dir, own=True) as wb:
+        wb.put_many([PutSpec(t, id=i) for i, t in NOTES.items()])
+        got = wb.tuning.import_judgments(qrels, queries)
+        assert (got.recorded, got.missing_ids) == (3, ["x"])
+        assert wb.tuning.add_queryset("s", from_judgments=True).queries == ["bread", "key rotation"]
+        exp = wb.tuning.run("s", ["default"])
+        assert exp.judged == 2 and wb.tuning.experiment("latest").id == exp.id
+        swept = wb.call("sweep", queries=["bread"], grid=[{}, {"fusion": "rrf"}], depth=3)
+        assert swept[0][0] == [h.id for h in wb.find("bread", limit=100, dedup=False).hits][:3]
