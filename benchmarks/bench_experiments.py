@@ -14,7 +14,7 @@ and reports the experiment's default nDCG@10 beside eval --beir's (they must agr
 store, queries and find), the rrf configuration against it, and the optimizer's held-out gain
 with its interval (an interval that spans 0 is no gain).
 
-Run: .venv/bin/python benchmarks/bench_experiments.py [--folds 5] [--fresh]
+Run: .venv/bin/python benchmarks/bench_experiments.py [--folds 5] [--fresh] [--scifact DIR]
 Writes benchmarks/results/bench_experiments.json.
 """
 
@@ -53,16 +53,15 @@ def keepui(store: Path, *args: str) -> tuple[dict[str, Any], float, str]:
     return json.loads(got.stdout), took, shown
 
 
-def prepared(fresh: bool) -> Path:
+def prepared(folder: Path, fresh: bool) -> Path:
     """A copy of eval's SciFact store for this benchmark (built and copied once)."""
     from keepui_engine.beir import evaluate
     from keepui_engine.search.evaluation import scratch_store
 
-    corpus = SCIFACT / "corpus.jsonl"
-    source = scratch_store(corpus, c.MODEL)
+    source = scratch_store(folder / "corpus.jsonl", c.MODEL)
     if not (source / "eval.json").exists():
         print(f"building the SciFact store at {source} (keepui eval) …", file=sys.stderr)
-        evaluate(SCIFACT, modes=["hybrid"])
+        evaluate(folder, modes=["hybrid"])
     target = source.parent.parent / "bench-experiments" / source.name
     if fresh and target.exists():
         shutil.rmtree(target)
@@ -77,11 +76,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--fresh", action="store_true", help="copy eval's store again")
+    ap.add_argument("--scifact", type=Path, default=SCIFACT, help="the SciFact folder")
     args = ap.parse_args()
-    if not SCIFACT.exists():
-        print(f"skipped: {SCIFACT} is absent (SciFact is read in place, never copied)")
+    folder = args.scifact.resolve()
+    if not folder.exists():
+        print(f"skipped: {folder} is absent (SciFact is read in place, never copied)")
         return
-    store = prepared(args.fresh)
+    store = prepared(folder, args.fresh)
     out: dict[str, Any] = {"store": str(store), "commands": {}, "seconds": {}}
 
     def step(name: str, *cli: str) -> dict[str, Any]:
@@ -92,11 +93,11 @@ def main() -> None:
     imported = step(
         "import",
         "judgments", "import",
-        "--qrels", str(SCIFACT / "qrels" / "test.tsv"),
-        "--queries", str(SCIFACT / "queries.jsonl"),
+        "--qrels", str(folder / "qrels" / "test.tsv"),
+        "--queries", str(folder / "queries.jsonl"),
     )  # fmt: skip
     qs = step("queryset", "queryset", "add", "scifact", "--from-judgments")
-    beir = step("eval", "eval", "--beir", str(SCIFACT), "-m", "hybrid")
+    beir = step("eval", "eval", "--beir", str(folder), "-m", "hybrid")
     exp = step(
         "run", "experiment", "run", "--queries", "scifact", "--config", "default", "--config", "rrf"
     )
