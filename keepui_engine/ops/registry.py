@@ -24,9 +24,9 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
 
-_TYPES = "keepui_engine.types"
+_TYPES = "keepui_engine.core.types"
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Op:
 
 def _engine(method: str, **kw: Any) -> Op:
     """An operation run by the Engine's method of the same name."""
-    return Op(method, f"keepui_engine.engine:Engine.{method}", **kw)
+    return Op(method, f"keepui_engine.ops.engine:Engine.{method}", **kw)
 
 
 def _reading(name: str, **kw: Any) -> Op:
@@ -138,7 +138,7 @@ OPERATIONS: dict[str, Op] = {
         _engine("summarize", client_write=True, starts_owner=True),
         _engine("analyze", client_write=True, starts_owner=True),
         # the store itself
-        _engine("doctor", result="keepui_engine.doctor:DoctorReport", self_checking=True),
+        _engine("doctor", result="keepui_engine.ops.doctor:DoctorReport", self_checking=True),
     )
 }
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.store.pg_sql import dialect
+from keepui_engine.store.tables import dialect
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import graph
-from keepui_engine.inputs import is_system_or_now
-from keepui_engine.store import documents, queries
-from keepui_engine.types import FindQuery, FindResult
+from keepui_engine.core.inputs import is_system_or_now
+from keepui_engine.core.types import FindQuery, FindResult
+from keepui_engine.store.tables import documents, queries
+from keepui_engine.store.tables import edges as graph
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 PER_HIT = 3
 

@@ -9,19 +9,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import inputs
-from keepui_engine.errors import UsageError
+from keepui_engine.core import inputs
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.gate import reader_opening
+from keepui_engine.core.types import FindQuery, FindResult, Hit
 from keepui_engine.search import pipeline
 from keepui_engine.search.query_vector import query_vector
 from keepui_engine.search.ranking import TIE, excerpt, fuse
-from keepui_engine.store import parts as part_sql
-from keepui_engine.store import queries
-from keepui_engine.store.catalog import KeyCatalog
-from keepui_engine.types import FindQuery, FindResult, Hit
-from keepui_engine.work.gate import reader_opening
+from keepui_engine.store.tables import parts as part_sql
+from keepui_engine.store.tables import queries
+from keepui_engine.store.tables.catalog import KeyCatalog
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 MODES = ("dense", "bm25", "hybrid")
 FUSIONS = ("score", "share", "rrf")

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import NotFound, UsageError
-from keepui_engine.inputs import iso
-from keepui_engine.types import _Serialisable
+from keepui_engine.core.errors import NotFound, UsageError
+from keepui_engine.core.inputs import iso
+from keepui_engine.core.types import _Serialisable
 
 if TYPE_CHECKING:
     import duckdb

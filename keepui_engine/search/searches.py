@@ -6,9 +6,9 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from keepui_engine.errors import UsageError
-from keepui_engine.inputs import iso
-from keepui_engine.types import FindQuery, ResultComparison, SearchRecord
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.inputs import iso
+from keepui_engine.core.types import FindQuery, ResultComparison, SearchRecord
 
 if TYPE_CHECKING:
     from keepui_engine.store.protocol import Backend

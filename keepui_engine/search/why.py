@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import inputs
-from keepui_engine.errors import NotFound
+from keepui_engine.core import inputs
+from keepui_engine.core.errors import NotFound
+from keepui_engine.core.types import FindQuery
 from keepui_engine.search.finding import find
 from keepui_engine.search.ranking import address, lift
-from keepui_engine.store import queries
-from keepui_engine.types import FindQuery
+from keepui_engine.store.tables import queries
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 DEPTH = 1000
 

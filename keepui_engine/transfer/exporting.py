@@ -6,14 +6,14 @@ import json
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine import graph
-from keepui_engine.inputs import iso
-from keepui_engine.store import documents
-from keepui_engine.store.documents import COLS, _row
+from keepui_engine.core.inputs import iso
+from keepui_engine.store.tables import documents
+from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables.documents import COLS, _row
 from keepui_engine.transfer.records import FORMAT, FORMAT_VERSION, INCLUDES, encode_vector
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 _SYSTEM = " AND NOT starts_with(id, '.')"
 

@@ -8,13 +8,13 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine import interrupts
-from keepui_engine.inputs import iso
+from keepui_engine.core import interrupts
+from keepui_engine.core.inputs import iso
 from keepui_engine.queue import pending
-from keepui_engine.store.pg_sql import dialect
+from keepui_engine.store.tables import dialect
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 
 def _now() -> datetime:

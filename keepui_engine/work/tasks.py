@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from keepui_engine.core.gate import outside
 from keepui_engine.ingest.splitting import blocks_from_parts
-from keepui_engine.store import documents, structure
-from keepui_engine.store import parts as part_sql
-from keepui_engine.work.gate import outside
+from keepui_engine.store.tables import documents, structure
+from keepui_engine.store.tables import parts as part_sql
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
     from keepui_engine.queue.pending import Task
-    from keepui_engine.store.documents import Row
+    from keepui_engine.store.tables.documents import Row
 
 
 def _head(engine: Operations, task: Task) -> Row | None:
@@ -104,9 +104,9 @@ def analyze_doc(
     structure table), else paragraphs and Markdown headings of the text. Skipped when the text
     and the split settings are the ones last analyzed (`_analyzed_hash`) unless `force`.
     """
+    from keepui_engine.core.types import PutSpec
     from keepui_engine.ingest.writing import analysis_key, plan_parts
-    from keepui_engine.store.postings import add_tail, drop_tail
-    from keepui_engine.types import PutSpec
+    from keepui_engine.store.tables.postings import add_tail, drop_tail
 
     con = engine.store.con
     head = documents.heads(con, [doc_id]).get(doc_id)
@@ -208,8 +208,8 @@ def links(engine: Operations, task: Task) -> str:
     that names nothing gets a stub item; a URL only links to an item stored under it)."""
     from datetime import UTC, datetime
 
-    from keepui_engine import graph
     from keepui_engine.queue.after_write import mentions
+    from keepui_engine.store.tables import edges as graph
 
     head = _head(engine, task)
     if head is None:

@@ -15,8 +15,8 @@ from pg_support import database_url, fresh_database, make_pg_store
 from support import make_fake_store, run_cli
 
 from keepui_engine import FindQuery, PutSpec, open_workbench
-from keepui_engine.store.pg_schema import SCHEMA_VERSION
-from keepui_engine.store.pg_sql import translate
+from keepui_engine.store.postgres.schema import SCHEMA_VERSION
+from keepui_engine.store.postgres.sql import translate
 
 TEXTS = [
     "The quick brown fox jumps over the lazy dog",

@@ -15,7 +15,7 @@ from pg_support import make_pg_store
 
 from keepui_engine import open_workbench
 from keepui_engine.queue import pending
-from keepui_engine.store.pg_sql import PgConnection
+from keepui_engine.store.postgres.sql import PgConnection
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +35,7 @@ with open_workbench(store) as wb:
 CLAIMER = """
 import sys
 from datetime import datetime
-from keepui_engine.store.pg_sql import PgConnection
+from keepui_engine.store.postgres.sql import PgConnection
 from keepui_engine.queue import pending
 con = PgConnection(sys.argv[1])
 me = sys.argv[2]

@@ -1,0 +1,457 @@
+"""The engine proper: every operation on an open store (the caller holds the store lock)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from keepui_engine.core import inputs, interrupts
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.types import (
+    DeleteResult,
+    FindQuery,
+    FindResult,
+    PutResult,
+    PutSpec,
+    Stats,
+)
+from keepui_engine.ops import reading
+from keepui_engine.ops.embedding import EmbeddingCache
+from keepui_engine.store.protocol import RebuiltFullText
+from keepui_engine.store.tables import documents, queries, structure
+from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables import parts as part_sql
+from keepui_engine.store.tables.catalog import KeyCatalog
+
+if TYPE_CHECKING:
+    from keepui_engine.core.config import Settings
+    from keepui_engine.core.types import SearchRecord, VersionDiff
+    from keepui_engine.ops.doctor import DoctorReport
+    from keepui_engine.providers.base import Embedder, Summarizer
+    from keepui_engine.search.judgments import Judgment
+    from keepui_engine.search.why import WhyResult
+    from keepui_engine.store.protocol import Backend, FullTextChannel
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Engine:
+    """Operations on one open store.
+
+    Args:
+        settings: The store's settings.
+        store: The open store (its lock held by the caller): a DuckDB Store, or a PgStore, which
+            offers the same interface with a connection that speaks DuckDB's execute API.
+        embedder: The embedding provider.
+    """
+
+    def __init__(self, settings: Settings, store: Backend, embedder: Embedder) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.vectors = EmbeddingCache(store, embedder)
+        self._fulltext: FullTextChannel | None = None
+        self._summarizer: Summarizer | None = None
+        self._catalog: tuple[int, KeyCatalog] | None = None
+
+    @property
+    def fulltext(self) -> FullTextChannel:
+        """The BM25 channel, opened on first use."""
+        if self._fulltext is None:
+            self._fulltext = self.store.open_fulltext()
+        return self._fulltext
+
+    def live_keys(self) -> np.ndarray:
+        """Every live vector key, sorted; cached until the next committed write."""
+        got = self.catalog()
+        return self.store.live_keys() if got is None else got.keys
+
+    def current_keys(self) -> np.ndarray | None:
+        """The keys of every document's current version and its parts, sorted, cached until
+        the next committed write: what a find may return unless asked about the past. None on
+        PostgreSQL, whose channels drop archived keys from what they return instead (reading
+        every current key per find would cost more there than it saves)."""
+        got = self.catalog()
+        return None if got is None else got.current
+
+    def catalog(self) -> KeyCatalog | None:
+        """Every vector key's document, version and head, read once per committed write; None
+        on PostgreSQL (other processes write too: nothing is cached)."""
+        if self.store.dialect != "duckdb":
+            return None
+        if self._catalog is None or self._catalog[0] != self.store.writes:
+            self._catalog = (self.store.writes, KeyCatalog.read(self.store.con))
+        return self._catalog[1]
+
+    def now(self) -> datetime:
+        """Now as the store records times (naive UTC): the one clock of the operations (tests
+        replace `_now` to freeze it)."""
+        return _now()
+
+    def settle(self) -> None:
+        """Fold the BM25 tail into the base now, so scores depend on what is stored and not on
+        when it was written: export does this first and an import last, so a round trip
+        finds the same ids in the same order."""
+        ft = self.fulltext
+        if not isinstance(ft, RebuiltFullText):  # PostgreSQL: one set of statistics at all times
+            return
+        live = self.live_keys()
+        if len(live) and not ft.settled(live):
+            keys, texts = documents.texts_for_keys(self.store.con)
+            ft.rebuild(keys, texts)
+
+    def maintain(self) -> None:
+        """Rebuild the BM25 base and extend the HNSW graph when they have fallen behind (after
+        each write, and at the end of a bulk import)."""
+        ft = self.fulltext
+        if not isinstance(ft, RebuiltFullText):  # PostgreSQL: both indexes are kept up to date
+            return
+        live = self.live_keys()
+        if ft.needs_rebuild(live):
+            keys, texts = documents.texts_for_keys(self.store.con)
+            ft.rebuild(keys, texts)
+        self.store.maybe_extend_hnsw()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors for texts (see EmbeddingCache.embed)."""
+        return self.vectors.embed(texts)
+
+    def flush(self) -> None:
+        """Persist query vectors computed since the last flush."""
+        self.vectors.flush()
+
+    # -- writing ------------------------------------------------------------------------------
+    def put_many(self, specs: list[PutSpec]) -> list[PutResult]:
+        """Store texts as new documents or new versions; unchanged ones are no-ops."""
+        from keepui_engine.ingest.writing import put_many
+
+        return put_many(self, specs, _now())
+
+    def index_new(
+        self, keys: np.ndarray, hashes: list[str], by_hash: dict[str, np.ndarray]
+    ) -> None:
+        """Add vectors of newly committed keys (`hashes[i]` is the content of `keys[i]`)."""
+        if len(keys):
+            self.store.index_add(keys, np.stack([by_hash[h] for h in hashes]))
+            self.maintain()
+
+    def tag(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
+        """Change a document's tags, archiving the previous version (again from the new head
+        when another process wrote the document meanwhile: PostgreSQL)."""
+        from keepui_engine.ingest.writing import retried
+
+        return retried(f"tag {doc_id}", lambda: self._tag_once(doc_id, tags, remove))
+
+    def _tag_once(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
+        changes = inputs.parse_tag_args(tags, allow_bare=False)
+        for key in remove:
+            changes[inputs.tag_key(key)] = []
+        if not changes:
+            raise UsageError("nothing to change: give -t KEY=VALUE and/or -r KEY.")
+        head = reading.head_of(self, doc_id)
+        merged = inputs.merge_tags(head.tags, changes)
+        if merged == head.tags:
+            return PutResult(doc_id, head.version, "unchanged")
+        now = _now()
+        row = head.with_(version=head.version + 1, tags=merged, updated=now, accessed=now)
+        from keepui_engine.ingest.writing import commit
+
+        kept = [(p, p.text or "") for p in part_sql.of(self.store.con, doc_id, head.version)]
+        from keepui_engine.ingest.writing import LLM_PROVIDERS, hold
+
+        with self.store.transaction():
+            hold(self.store, [doc_id], {doc_id: head})
+            keys, hashes = commit(self, [head], [row], {doc_id: kept})
+            graph.sync(self.store.con, [doc_id], now)
+            needs = (
+                self.settings.summary_provider in LLM_PROVIDERS
+                and len((head.text or "").strip()) > self.settings.summary_max_chars
+            )
+            from keepui_engine.queue import after_write
+
+            after_write.run(self, [(row, head, needs)], now)
+        vec = documents.cached_vectors(
+            self.store.con, hashes, self.embedder.name, self.embedder.dim
+        )
+        self.index_new(keys, hashes, vec)
+        return PutResult(doc_id, row.version, "updated")
+
+    def delete(self, doc_id: str, purge: bool = False) -> DeleteResult:
+        """Revert to the previous version, or delete when there is none (purge: all of it);
+        from the new head when another process wrote the document meanwhile (PostgreSQL)."""
+        from keepui_engine.ingest.writing import retried
+
+        return retried(f"delete {doc_id}", lambda: self._delete_once(doc_id, purge))
+
+    def _delete_once(self, doc_id: str, purge: bool) -> DeleteResult:
+        from keepui_engine.ingest.writing import hold
+
+        head = reading.head_of(self, doc_id)
+        con = self.store.con
+        with self.store.transaction():
+            hold(self.store, [doc_id], {doc_id: head})
+            prev = documents.archived(con, doc_id)
+            if purge or not prev:
+                con.execute("DELETE FROM documents WHERE id = $1", [doc_id])
+                con.execute("DELETE FROM versions WHERE id = $1", [doc_id])
+                part_sql.drop(con, doc_id)
+                dropped = documents.drop_vector_keys(con, doc_id)
+                result = DeleteResult(doc_id, "purged" if purge else "deleted", 0, 1 + len(prev))
+            else:
+                back = prev[0].with_(created=head.created, accessed=_now())
+                con.execute(
+                    "DELETE FROM versions WHERE id = $1 AND version = $2", [doc_id, back.version]
+                )
+                documents.write_heads(con, [back])
+                part_sql.drop(con, doc_id, head.version)
+                dropped = documents.drop_vector_keys(con, doc_id, head.version)
+                documents.set_heads(con, {doc_id: back.version})
+                result = DeleteResult(doc_id, "reverted", back.version, 1)
+                from keepui_engine.queue import after_write
+
+                # the text's references follow the version now current
+                graph.set_references(con, doc_id, [], _now())
+                after_write.run(self, [(back, head, False)], _now())
+            structure.prune(con, doc_id)
+            graph.sync(con, [doc_id], _now())
+            from keepui_engine.store.tables.postings import drop_tail
+
+            drop_tail(con, dropped)
+        self.store.index_remove(dropped)
+        return result
+
+    # -- reading (get, parts, history, list, facets: keepui_engine/ops/reading.py) ---------
+    def find(self, q: FindQuery) -> FindResult:
+        """Rank documents for a query (see `finding.find`)."""
+        from keepui_engine.search.finding import find
+
+        return find(self, q, first=True)
+
+    def related(self, doc_id: str, seen: list[str], per_hit: int = 3) -> list[dict[str, Any]]:
+        """A document's edge neighbours and its `per_hit` nearest by vector, none in `seen`."""
+        from keepui_engine.search.deep import related
+
+        return related(self, doc_id, set(seen) | {doc_id}, per_hit)
+
+    def find_deep(self, q: FindQuery, per_hit: int = 3) -> FindResult:
+        """A find whose hits carry their edge and vector neighbours (see `deep`)."""
+        from keepui_engine.search.deep import find_deep
+
+        return find_deep(self, q, per_hit)
+
+    def why(self, q: FindQuery, doc_id: str) -> WhyResult:
+        """Where a document ranked for a query, and what kept it out (see `why.why`)."""
+        from keepui_engine.search.why import why
+
+        return why(self, q, doc_id)
+
+    def diff(self, address: str, a: int | None = None, b: int | None = None) -> VersionDiff:
+        """Two versions compared line by line and word by word (see `diff.version_diff`)."""
+        from keepui_engine.ops.diff import version_diff
+
+        return version_diff(self, address, a, b)
+
+    def record_search(self, q: FindQuery, ids: list[str]) -> SearchRecord:
+        """Append a search to the store's search history (see `searches.record`)."""
+        from keepui_engine.search import searches
+
+        return searches.record(self.store, q, ids)
+
+    def searches(self, limit: int = 100) -> list[SearchRecord]:
+        """The latest searches, newest first (see `searches.recent`)."""
+        from keepui_engine.search import searches
+
+        return searches.recent(self.store, limit)
+
+    # -- relevance judgments (see keepui_engine/judgments) ---------------------------------------
+    def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
+        """Record how relevant `doc_id` is to `query` (0..3)."""
+        from keepui_engine.search import judgments
+
+        with self.store.transaction():
+            return judgments.record(self.store.con, query, doc_id, grade)
+
+    def unjudge(self, query: str, doc_id: str) -> bool:
+        """Forget a judgment; whether there was one."""
+        from keepui_engine.search import judgments
+
+        with self.store.transaction():
+            return judgments.remove(self.store.con, query, doc_id)
+
+    def judgments(self, query: str | None = None) -> list[Judgment]:
+        """Every judgment (or one query's), by query then id."""
+        from keepui_engine.search import judgments
+
+        return judgments.listing(self.store.con, query)
+
+    def reindex(self, progress: Any = None) -> Stats:
+        """Re-embed every stored version with the configured model and rebuild the index.
+
+        Texts already embedded with this model (by an earlier, interrupted run) are skipped;
+        the index switches to the new model only once every text has its vector, so an
+        interrupted run leaves the store as it was, and running it again continues.
+        `progress(done, total)` is called after each committed batch."""
+        con = self.store.con
+        name = self.embedder.name
+        recs = con.execute(
+            "SELECT content_hash, any_value(COALESCE(text, summary)) FROM ("
+            " SELECT content_hash, text, summary FROM documents UNION ALL"
+            " SELECT content_hash, text, summary FROM versions UNION ALL"
+            " SELECT content_hash, text, summary FROM parts) t"
+            " WHERE content_hash NOT IN (SELECT content_hash FROM embeddings WHERE model = $1)"
+            " GROUP BY content_hash",
+            [name],
+        ).fetchall()
+        batch = max(self.settings.batch_size * 8, 256)
+        if progress:
+            progress(0, len(recs))
+        for start in range(0, len(recs), batch):
+            chunk = recs[start : start + batch]
+            interrupts.checkpoint("embed")
+            vecs = self.embedder.embed([t for _, t in chunk])
+            interrupts.check()
+            with interrupts.shield(), self.store.transaction():
+                documents.store_vectors(
+                    con, {h: v for (h, _), v in zip(chunk, vecs, strict=True)}, name
+                )
+            if progress:
+                progress(start + len(chunk), len(recs))
+        with interrupts.shield(), self.store.transaction():
+            con.execute("UPDATE vector_keys SET model = $1", [name])
+            self.store.set_model(name, self.embedder.dim)
+        self.store.reset_index()
+        from keepui_engine.ops.doctor import rebuild_words
+
+        rebuild_words(self)  # the word index too: reindex is also the cure for a damaged one
+        return self.stats()
+
+    def doctor(self, repair: bool = False) -> DoctorReport:
+        """Check every file (or derived table) of the store; rebuild what can be (`doctor`)."""
+        from keepui_engine.ops.doctor import run
+
+        return run(self, repair)
+
+    def reflect(self, query: str, kind: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
+        """A summary or key points of passages for a query (see `reflection`): through the
+        [summarization] LLM when one is configured, else extractive with the embedder."""
+        from keepui_engine.ingest.writing import LLM_PROVIDERS
+        from keepui_engine.search import reflection
+
+        reflection.check_kind(kind)
+        if self.settings.summary_provider in LLM_PROVIDERS:
+            model = self.summarizer
+            messages = reflection.llm_messages(query, passages, kind)
+            reply = model.complete(messages, reflection.LLM_MAX_CHARS)  # type: ignore[attr-defined]
+            return reflection.from_llm(reply, kind, model.name)
+        return reflection.extractive(self.embedder.embed, query, passages, kind)
+
+    # -- export and import (see keepui_engine/transfer) -----------------------------------------
+    def export_header(self, include: dict[str, bool]) -> dict[str, Any]:
+        """The export file's first line."""
+        from keepui_engine.transfer import exporting
+
+        return exporting.header(self, include)
+
+    def export_page(
+        self, after: str | None, limit: int, include: dict[str, bool]
+    ) -> list[dict[str, Any]]:
+        """The next `limit` items after id `after`, as export records."""
+        from keepui_engine.transfer import exporting
+
+        return exporting.page(self, after, limit, include)
+
+    def import_page(
+        self,
+        items: list[dict[str, Any]],
+        mode: str,
+        model: str | None,
+        dim: int | None,
+        last: bool = True,
+    ) -> list[dict[str, Any]]:
+        """Write checked items (see `transfer.importing`); indexes catch up on the `last`."""
+        from keepui_engine.transfer import importing
+
+        return importing.import_items(self, items, mode, model, dim, last)
+
+    # -- background work (see keepui_engine/work) ------------------------------------------------
+    @property
+    def summarizer(self) -> Summarizer:
+        """The [summarization] provider, created on first use."""
+        if self._summarizer is None:
+            from keepui_engine.providers.summary import SummaryConfig, create_summarizer
+
+            st = self.settings
+            config = SummaryConfig(
+                provider=st.summary_provider,
+                max_chars=st.summary_max_chars,
+                sentences=st.summary_sentences,
+                base_url=st.summary_base_url,
+                model=st.summary_model,
+                api_key_env=st.summary_api_key_env,
+                timeout_s=st.summary_timeout_s,
+            )
+            self._summarizer = create_summarizer(config, self.embedder.embed)
+        return self._summarizer
+
+    def work_once(self, owner: str, live_owners: list[str] | None = None) -> dict[str, Any] | None:
+        """Run the next runnable queued task (see `work.service.work_once`)."""
+        from keepui_engine.work import service
+
+        return service.work_once(self, owner, None if live_owners is None else set(live_owners))
+
+    def pending(self, doc_id: str | None = None) -> dict[str, Any]:
+        """The queue's counts, failures and next due time."""
+        from keepui_engine.work import service
+
+        return service.report(self, doc_id)
+
+    def pending_retry(self) -> int:
+        """Move dead letters back to the queue."""
+        from keepui_engine.work import service
+
+        return service.retry(self)
+
+    def pending_purge(self) -> int:
+        """Delete dead letters."""
+        from keepui_engine.work import service
+
+        return service.purge(self)
+
+    def summarize(self, doc_id: str) -> dict[str, Any]:
+        """Queue a new summary of a document's current version."""
+        from keepui_engine.work import service
+
+        head = reading.head_of(self, doc_id)
+        return {
+            "id": doc_id,
+            "queued": service.enqueue(self, "summarize", doc_id, head.version, {}),
+        }
+
+    def analyze(self, doc_id: str, queue: bool = False, force: bool = False) -> dict[str, Any]:
+        """Split a document into parts now (or queue it); unchanged documents are skipped."""
+        from keepui_engine.work import service, tasks
+
+        head = reading.head_of(self, doc_id)
+        if queue:
+            tid = service.enqueue(self, "analyze", doc_id, head.version, {"force": force})
+            return {"id": doc_id, "queued": tid}
+        done = tasks.analyze_doc(self, doc_id, head.version, force=force)
+        return {"id": doc_id, "result": done, "parts": len(reading.parts(self, doc_id))}
+
+    def stats(self) -> Stats:
+        """Counts of documents, versions and vectors, and the store's size."""
+        items, versions, vectors, system = queries.counts(self.store.con)
+        return Stats(
+            str(self.store.root),
+            items,
+            versions,
+            vectors,
+            self.store.size_bytes(),
+            self.embedder.name,
+            self.embedder.dim,
+            system,
+        )
