@@ -337,7 +337,7 @@ def kill_worker_part(
 ) -> None:
     """kill -9 a worker while a task runs; a second worker completes every task exactly once."""
     from keepui_engine import PutSpec
-    from keepui_engine.queue import pending
+    from keepui_engine.store.tables import pending
 
     work.mkdir(parents=True, exist_ok=True)
     with _client(str(store), own=True) as wb:

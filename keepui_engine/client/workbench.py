@@ -126,7 +126,7 @@ class Workbench(StoreAccess):
 
     def work_once(self) -> dict[str, Any] | None:
         """Run the next runnable task here (or in the store's owner); None when none is due."""
-        from keepui_engine.queue.pending import owner_id
+        from keepui_engine.store.tables.pending import owner_id
 
         mine = owner_id()
         result: dict[str, Any] | None = self.call("work_once", owner=mine, live_owners=[mine])

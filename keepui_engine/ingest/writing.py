@@ -160,10 +160,7 @@ def hold(store: Any, ids: list[str], old: dict[str, Row]) -> None:
     them has another head now than when the writer read them (`old`)."""
     if not store.lock_ids(ids):
         return  # DuckDB: one writer at a time, nothing can have moved
-    now = store.con.execute(
-        "SELECT id, version FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
-    ).fetchall()
-    if dict(now) != {i: r.version for i, r in old.items()}:
+    if documents.head_versions(store.con, ids) != {i: r.version for i, r in old.items()}:
         raise Stale
 
 

@@ -22,6 +22,7 @@ from keepui_engine.ops.embedding import EmbeddingCache
 from keepui_engine.store.protocol import RebuiltFullText
 from keepui_engine.store.tables import documents, queries, structure
 from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables import keys as key_sql
 from keepui_engine.store.tables import parts as part_sql
 from keepui_engine.store.tables.catalog import KeyCatalog
 
@@ -196,16 +197,13 @@ class Engine:
             hold(self.store, [doc_id], {doc_id: head})
             prev = documents.archived(con, doc_id)
             if purge or not prev:
-                con.execute("DELETE FROM documents WHERE id = $1", [doc_id])
-                con.execute("DELETE FROM versions WHERE id = $1", [doc_id])
+                documents.delete_document(con, doc_id)
                 part_sql.drop(con, doc_id)
                 dropped = documents.drop_vector_keys(con, doc_id)
                 result = DeleteResult(doc_id, "purged" if purge else "deleted", 0, 1 + len(prev))
             else:
                 back = prev[0].with_(created=head.created, accessed=_now())
-                con.execute(
-                    "DELETE FROM versions WHERE id = $1 AND version = $2", [doc_id, back.version]
-                )
+                documents.delete_archived(con, doc_id, back.version)
                 documents.write_heads(con, [back])
                 part_sql.drop(con, doc_id, head.version)
                 dropped = documents.drop_vector_keys(con, doc_id, head.version)
@@ -297,15 +295,7 @@ class Engine:
         `progress(done, total)` is called after each committed batch."""
         con = self.store.con
         name = self.embedder.name
-        recs = con.execute(
-            "SELECT content_hash, any_value(COALESCE(text, summary)) FROM ("
-            " SELECT content_hash, text, summary FROM documents UNION ALL"
-            " SELECT content_hash, text, summary FROM versions UNION ALL"
-            " SELECT content_hash, text, summary FROM parts) t"
-            " WHERE content_hash NOT IN (SELECT content_hash FROM embeddings WHERE model = $1)"
-            " GROUP BY content_hash",
-            [name],
-        ).fetchall()
+        recs = documents.unembedded(con, name)
         batch = max(self.settings.batch_size * 8, 256)
         if progress:
             progress(0, len(recs))
@@ -321,7 +311,7 @@ class Engine:
             if progress:
                 progress(start + len(chunk), len(recs))
         with interrupts.shield(), self.store.transaction():
-            con.execute("UPDATE vector_keys SET model = $1", [name])
+            key_sql.set_model(con, name)
             self.store.set_model(name, self.embedder.dim)
         self.store.reset_index()
         from keepui_engine.ops.doctor import rebuild_words

@@ -16,8 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from keepui_engine.core.errors import FlowError
-from keepui_engine.queue import pending
-from keepui_engine.store.tables import documents
+from keepui_engine.store.tables import documents, pending
 
 if TYPE_CHECKING:
     from keepui_engine.flows.model import FlowDoc

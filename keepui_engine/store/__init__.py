@@ -23,12 +23,12 @@ from keepui_engine.core import interrupts
 def transaction(store: Any) -> Iterator[None]:
     """Run a block in one transaction of `store.con` under `store.lock`; each commit counts in
     `store.writes` (what caches of derived state compare against). Both backends use it: the
-    PostgreSQL connection reads `BEGIN TRANSACTION` as `BEGIN`, and sends `store.notify` (a
+    PostgreSQL store also sends `store.notify` (a
     NOTIFY that other processes' change feeds hear) before it commits."""
     with store.lock:
         store.in_transaction = True  # caches of derived state are bypassed until it ends
         try:
-            store.con.execute("BEGIN TRANSACTION")
+            store.con.execute("BEGIN")
             try:
                 yield
             except BaseException:

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from keepui_engine.core.types import PutSpec
-from keepui_engine.queue import pending
-from keepui_engine.store.tables import documents
+from keepui_engine.store.tables import documents, pending
 from keepui_engine.store.tables import edges as graph
 from keepui_engine.store.tables import parts as part_sql
 from keepui_engine.store.tables.documents import Row

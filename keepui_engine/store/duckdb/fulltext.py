@@ -264,10 +264,12 @@ class FullText:
         # Counted before and after the commit: what a reader caches while it runs is for
         # neither the old base nor the new one.
         self._rebuilds += 1
-        self.con.execute("BEGIN TRANSACTION")
+        self.con.execute("BEGIN")
         try:
             self.con.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('bm25_generation', $1)", [str(gen)]
+                "INSERT INTO meta VALUES ('bm25_generation', $1)"
+                " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                [str(gen)],
             )
             self.con.execute("DELETE FROM bm25_tail WHERE key <= $1", [max(keys, default=0)])
             self.con.execute("COMMIT")

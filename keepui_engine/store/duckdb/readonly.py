@@ -12,7 +12,7 @@ import numpy as np
 from keepui_engine.core.errors import StoreError
 from keepui_engine.core.writable import not_writable
 from keepui_engine.store.duckdb.fulltext import FullText
-from keepui_engine.store.duckdb.schema import MIGRATIONS
+from keepui_engine.store.duckdb.schema import NAMES
 from keepui_engine.store.duckdb.store import DB_NAME, Store
 
 __all__ = ["ReadOnlyStore", "not_writable", "try_write"]
@@ -84,7 +84,7 @@ class ReadOnlyStore(Store):
                 "writing it, run the command again when it is done; if the file is damaged, "
                 "restore it from a backup."
             ) from exc
-        if {name for name, _ in MIGRATIONS} - done:
+        if set(NAMES) - done:
             self.close()
             raise StoreError(
                 f"the store {root} was written by an older keepui and needs an upgrade, which "

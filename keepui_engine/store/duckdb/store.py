@@ -142,7 +142,9 @@ class Store:
     def set_model(self, model: str, dim: int) -> None:
         """Record a new model after a reindex (the caller re-embeds everything)."""
         self.con.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('model', $1), ('dim', $2)", [model, str(dim)]
+            "INSERT INTO meta VALUES ('model', $1), ('dim', $2)"
+            " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            [model, str(dim)],
         )
         self.model, self.dim = model, dim
         self._index = None

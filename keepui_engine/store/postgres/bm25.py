@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from keepui_engine.store.postgres.sql import PgConnection
 
 # N (whole texts: idf counts documents, not passages), the mean whole-text length and the
-# mean passage length from the summed shards (pg_schema.BM25_STATS; store/bm25_stats.py)
+# mean passage length from the summed shards (store/schema.py; store/tables/bm25_stats.py)
 STATS = (
     "SELECT coalesce(sum(n) - sum(n_part), 0)::float8 AS n, "
     "coalesce(sum(dl_sum - dl_part)::float8 / nullif(sum(n) - sum(n_part), 0), 0)::float8 "

@@ -1,49 +1,21 @@
-"""The PostgreSQL connection behind the DuckDB-style `execute` the store modules call.
+"""The PostgreSQL connection behind the `execute` the store's tables call.
 
-The store's SQL is written for DuckDB and is mostly portable: both take `$1` parameters (psycopg
-runs them as they are through its RawCursor), `unnest` of list parameters, `ON CONFLICT`,
-`RETURNING`, `starts_with`, `any_value`, `count(*) FILTER`. The few DuckDB-only forms the
-modules use are rewritten here by a fixed list of rules, each covered by a test; SQL that
-differs more (tag filters on JSON, facets, the queue claim) asks `dialect(con)` instead.
+The statements in store/tables are written once, in the SQL both backends take: `$1`
+parameters (psycopg runs them as they are through its RawCursor), `unnest` and `= ANY` of list
+parameters, `generate_series`, `ON CONFLICT ... DO UPDATE`, `RETURNING`, `starts_with`,
+`any_value`, `count(*) FILTER`. Where the dialects differ (tag filters on JSON, facets, the
+queue claim) a table module asks `dialect(con)` and runs the form written for each; nothing is
+rewritten here.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
 import numpy as np
 
-# INSERT OR REPLACE targets: table -> (primary key columns, the other columns)
-UPSERTS = {
-    "meta": (("key",), ("value",)),
-    "judgments": (("query", "id"), ("grade", "judged_at")),
-    "structure": (("id", "content_hash"), ("blocks",)),
-}
-RULES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"list_contains\((\$\d+), (\w+)\)"), r"\2 = ANY(\1)"),
-    (re.compile(r"FROM range\((\$\d+)\)"), r"FROM generate_series(1, \1)"),
-    (re.compile(r"json_exists\((\w+), (\$\d+)\)"), r"jsonb_path_exists(\1::jsonb, \2::jsonpath)"),
-    (re.compile(r"BEGIN TRANSACTION"), "BEGIN"),
-]
-_UPSERT = re.compile(r"^\s*INSERT OR REPLACE INTO (\w+)")
 _UNNEST = re.compile(r"unnest\(\$(\d+)\)")
-
-
-@functools.lru_cache(maxsize=512)
-def translate(sql: str) -> str:
-    """The PostgreSQL form of a DuckDB statement the store modules run."""
-    m = _UPSERT.match(sql)
-    if m:
-        table = m.group(1)
-        keys, rest = UPSERTS[table]
-        sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in rest)
-        conflict = f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {sets}"
-        sql = f"INSERT INTO {table}{sql[m.end() :]} {conflict}"
-    for pattern, repl in RULES:
-        sql = pattern.sub(repl, sql)
-    return sql
 
 
 def _typed_nulls(sql: str, params: list[Any]) -> str:
@@ -120,8 +92,7 @@ class PgConnection:
         self.has_vector = True
 
     def execute(self, sql: str, params: list[Any] | None = None) -> Result:
-        """Run one statement (DuckDB dialect accepted) and read its rows."""
-        sql = translate(sql)
+        """Run one statement and read its rows."""
         if params:
             sql = _typed_nulls(sql, params)
         cur = self._con.execute(sql, params or None)

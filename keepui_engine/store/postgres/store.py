@@ -47,6 +47,9 @@ def connect(url: str) -> PgConnection:
         ) from exc
 
 
+UPSERT_META = " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+
+
 class PgStore:
     """The open tables of one PostgreSQL store.
 
@@ -126,8 +129,9 @@ class PgStore:
             self.con.raw("DROP TABLE IF EXISTS key_vectors")
             for ddl in pg_schema.vector_table(dim):
                 self.con.raw(ddl)
-        self.con.execute("INSERT OR REPLACE INTO meta VALUES ('model', $1)", [model])
-        self.con.execute("INSERT OR REPLACE INTO meta VALUES ('dim', $1)", [str(dim)])
+        self.con.execute(
+            "INSERT INTO meta VALUES ('model', $1), ('dim', $2)" + UPSERT_META, [model, str(dim)]
+        )
         self.model, self.dim = model, dim
         self._index = None
 
@@ -205,11 +209,9 @@ def settings_text(url: str) -> str | None:
     """The keepui.toml text a PostgreSQL store records, or None for a new database."""
     con = connect(url)
     try:
-        found = pg_schema.version(con)
-        if found is None:
+        if not pg_schema.exists(con):
             return None
-        if found != pg_schema.SCHEMA_VERSION:
-            pg_schema.ensure(con, url, 0)  # raises the error naming what to do
+        pg_schema.check(con, url)  # a newer keepui's schema: the error naming what to do
         row = con.raw("SELECT toml FROM settings WHERE name = 'keepui.toml'").fetchone()
         return None if row is None else str(row[0])
     finally:

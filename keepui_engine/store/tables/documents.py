@@ -117,7 +117,10 @@ def _columns(rows: list[Row], *, with_created: bool) -> list[list[Any]]:
 def allocate_keys(con: duckdb.DuckDBPyConnection, n: int) -> list[int]:
     """n fresh vector keys from the store's sequence (keys are never derived from ids)."""
     return [
-        k for (k,) in con.execute("SELECT nextval('vector_key_seq') FROM range($1)", [n]).fetchall()
+        k
+        for (k,) in con.execute(
+            "SELECT nextval('vector_key_seq') FROM generate_series(1, $1)", [n]
+        ).fetchall()
     ]
 
 
@@ -237,3 +240,116 @@ def live_keys(con: duckdb.DuckDBPyConnection) -> np.ndarray:
     """Every vector key the database holds."""
     got = con.execute("SELECT key FROM vector_keys ORDER BY key").fetchnumpy()["key"]
     return np.asarray(got, np.int64)
+
+
+def delete_document(con: duckdb.DuckDBPyConnection, doc_id: str) -> None:
+    """Remove a document's head and every archived version (parts and keys are separate)."""
+    con.execute("DELETE FROM documents WHERE id = $1", [doc_id])
+    con.execute("DELETE FROM versions WHERE id = $1", [doc_id])
+
+
+def delete_archived(con: duckdb.DuckDBPyConnection, doc_id: str, version: int) -> None:
+    """Remove one archived version (it is becoming the head again)."""
+    con.execute("DELETE FROM versions WHERE id = $1 AND version = $2", [doc_id, version])
+
+
+def head_versions(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, int]:
+    """id -> head version of the documents that exist."""
+    recs = con.execute(
+        "SELECT id, version FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
+    ).fetchall()
+    return dict(recs)
+
+
+def same_text_as_head(con: duckdb.DuckDBPyConnection, doc_id: str, version: int) -> bool:
+    """Whether an archived version's text is the head's (same content hash)."""
+    rec = con.execute(
+        "SELECT (SELECT content_hash FROM versions WHERE id = $1 AND version = $2) "
+        "= (SELECT content_hash FROM documents WHERE id = $1)",
+        [doc_id, version],
+    ).fetchone()
+    return bool(rec and rec[0])
+
+
+def tags_of(con: duckdb.DuckDBPyConnection, doc_id: str) -> str | None:
+    """A document's tags (JSON text), or None when there is no such document."""
+    row = con.execute("SELECT tags FROM documents WHERE id = $1", [doc_id]).fetchone()
+    return None if row is None else str(row[0])
+
+
+def others_tags(con: duckdb.DuckDBPyConnection, doc_id: str) -> list[tuple[str, str, str]]:
+    """(id, tags JSON, summary) of every other document."""
+    return list(
+        con.execute("SELECT id, tags, summary FROM documents WHERE id <> $1", [doc_id]).fetchall()
+    )
+
+
+def set_summary(con: duckdb.DuckDBPyConnection, doc_id: str, version: int, summary: str) -> None:
+    """A head version's summary (nothing when the head moved on)."""
+    con.execute(
+        "UPDATE documents SET summary = $3 WHERE id = $1 AND version = $2",
+        [doc_id, version, summary],
+    )
+
+
+def set_sys(con: duckdb.DuckDBPyConnection, doc_id: str, sys: dict[str, Any]) -> None:
+    """A head's system fields."""
+    con.execute("UPDATE documents SET sys = $2::JSON WHERE id = $1", [doc_id, json.dumps(sys)])
+
+
+def texts_of(con: duckdb.DuckDBPyConnection, doc_id: str) -> list[tuple[str | None, str, str]]:
+    """(text, summary, content hash) of a document's head, archived versions and parts."""
+    return list(
+        con.execute(
+            "SELECT text, summary, content_hash FROM documents WHERE id = $1 UNION ALL "
+            "SELECT text, summary, content_hash FROM versions WHERE id = $1 UNION ALL "
+            "SELECT text, summary, content_hash FROM parts WHERE id = $1",
+            [doc_id],
+        ).fetchall()
+    )
+
+
+def unembedded(con: duckdb.DuckDBPyConnection, model: str) -> list[tuple[str, str]]:
+    """(content hash, text or summary) of every stored text with no vector of `model`."""
+    return list(
+        con.execute(
+            "SELECT content_hash, any_value(COALESCE(text, summary)) FROM ("
+            " SELECT content_hash, text, summary FROM documents UNION ALL"
+            " SELECT content_hash, text, summary FROM versions UNION ALL"
+            " SELECT content_hash, text, summary FROM parts) t"
+            " WHERE content_hash NOT IN (SELECT content_hash FROM embeddings WHERE model = $1)"
+            " GROUP BY content_hash",
+            [model],
+        ).fetchall()
+    )
+
+
+# Export: items a page at a time in id order (system items, ids starting with ".", on request)
+_USER = " AND NOT starts_with(id, '.')"
+
+
+def count(con: duckdb.DuckDBPyConnection, system: bool) -> int:
+    """How many documents (system ones too, when asked)."""
+    (n,) = con.execute(
+        f"SELECT count(*) FROM documents WHERE true{'' if system else _USER}"
+    ).fetchone() or (0,)
+    return int(n)
+
+
+def page(con: duckdb.DuckDBPyConnection, after: str, limit: int, system: bool) -> list[Row]:
+    """Up to `limit` heads whose id sorts after `after`."""
+    recs = con.execute(
+        f"SELECT {COLS} FROM documents WHERE id > $1{'' if system else _USER} ORDER BY id LIMIT $2",
+        [after, limit],
+    ).fetchall()
+    return [_row(r) for r in recs]
+
+
+def versions_of(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[tuple[Any, ...]]:
+    """Archived version rows (VCOLS) of these documents, by id then version."""
+    return list(
+        con.execute(
+            f"SELECT {VCOLS} FROM versions WHERE id IN (SELECT unnest($1)) ORDER BY id, version",
+            [ids],
+        ).fetchall()
+    )

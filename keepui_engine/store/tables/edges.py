@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from keepui_engine.core.errors import KeepuiError, UsageError
 from keepui_engine.core.inputs import check_id, content_hash
-from keepui_engine.store.tables import documents
+from keepui_engine.store.tables import dialect, documents
 from keepui_engine.store.tables.documents import Row
 
 if TYPE_CHECKING:
@@ -125,13 +125,15 @@ def sync(con: duckdb.DuckDBPyConnection, ids: list[str], now: datetime) -> int:
         if not has_edges:
             return 0
     affected = {i for i in ids if not i.startswith(".")}
+    pg = dialect(con) == "postgres"
+    has_key = "(tags)::jsonb ? $1" if pg else "json_exists(tags, $1)"
     for key in tag_keys:
         affected.update(
             r[0]
             for r in con.execute(
-                "SELECT id FROM documents WHERE json_exists(tags, $1) AND NOT starts_with(id, '.') "
+                f"SELECT id FROM documents WHERE {has_key} AND NOT starts_with(id, '.') "
                 "UNION SELECT source FROM edges WHERE key = $2",
-                [f'$."{key}"', key],
+                [key if pg else f'$."{key}"', key],
             ).fetchall()
         )
     if not affected:

@@ -116,3 +116,15 @@ def new_keys(
         ],
     )
     return np.asarray(keys, np.int64)
+
+
+def export_rows(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[tuple[Any, ...]]:
+    """(id, version, part, kind, title, position, text, summary, content hash) of these
+    documents' parts, by id, version and part."""
+    return list(
+        con.execute(
+            "SELECT id, version, part, kind, title, position, text, summary, content_hash "
+            "FROM parts WHERE id IN (SELECT unnest($1)) ORDER BY id, version, part",
+            [ids],
+        ).fetchall()
+    )

@@ -52,7 +52,8 @@ def save(con: duckdb.DuckDBPyConnection, entries: list[tuple[str, str, str, Bloc
     if not entries:
         return
     con.execute(
-        "INSERT OR REPLACE INTO structure SELECT unnest($1), unnest($2), unnest($3)::JSON",
+        "INSERT INTO structure SELECT unnest($1), unnest($2), unnest($3)::JSON "
+        "ON CONFLICT (id, content_hash) DO UPDATE SET blocks = EXCLUDED.blocks",
         [
             [e[0] for e in entries],
             [e[1] for e in entries],

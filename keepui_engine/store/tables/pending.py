@@ -100,7 +100,7 @@ def claim(
     got = con.execute(
         "UPDATE pending SET state = 'running', owner = $2, claimed_at = $1, "
         "attempts = attempts + 1, updated = $1 WHERE id = (SELECT id FROM pending "
-        "WHERE state IN ('queued', 'failed') AND run_after <= $1 AND list_contains($3, task) "
+        "WHERE state IN ('queued', 'failed') AND run_after <= $1 AND task = ANY($3) "
         f"ORDER BY run_after, id LIMIT 1{skip}) RETURNING {COLS}",
         [now, owner, list(tasks)],
     ).fetchone()
@@ -216,7 +216,7 @@ def recover(
     if stale:
         con.execute(
             "UPDATE pending SET state = 'queued', owner = NULL, run_after = $2, updated = $2 "
-            "WHERE list_contains($1, id)",
+            "WHERE id = ANY($1)",
             [stale, now],
         )
     return len(stale)
@@ -237,7 +237,7 @@ def listing(
     con: duckdb.DuckDBPyConnection, states: tuple[str, ...], doc_id: str | None = None
 ) -> list[Task]:
     """Tasks in these states (optionally of one document), oldest first."""
-    where = "list_contains($1, state)" + (" AND doc_id = $2" if doc_id is not None else "")
+    where = "state = ANY($1)" + (" AND doc_id = $2" if doc_id is not None else "")
     params: list[Any] = [list(states)] + ([doc_id] if doc_id is not None else [])
     recs = con.execute(f"SELECT {COLS} FROM pending WHERE {where} ORDER BY id", params).fetchall()
     return [_task(r) for r in recs]
@@ -266,3 +266,20 @@ def purge_dead(con: duckdb.DuckDBPyConnection) -> int:
     n = con.execute("SELECT count(*) FROM pending WHERE state = 'dead'").fetchone()
     con.execute("DELETE FROM pending WHERE state IN ('dead', 'superseded')")
     return int(n[0]) if n else 0
+
+
+def rebuilding(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a reindex is queued or running."""
+    rec = con.execute(
+        "SELECT count(*) FROM pending WHERE task = 'reindex' AND state IN ('queued', 'running')"
+    ).fetchone()
+    return bool(rec and rec[0])
+
+
+def runnable_count(con: duckdb.DuckDBPyConnection, now: datetime) -> int:
+    """How many tasks could run now."""
+    rec = con.execute(
+        "SELECT count(*) FROM pending WHERE state IN ('queued', 'failed') AND run_after <= $1",
+        [now],
+    ).fetchone()
+    return int(rec[0]) if rec else 0
