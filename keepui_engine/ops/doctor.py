@@ -115,21 +115,21 @@ def _check(
     return Check(name, DAMAGED, f"{problem}; after the repair: {left}", BACKUP_HINT)
 
 
-def run(ops: Operations, repair: bool = False) -> DoctorReport:
+def run(engine: Operations, repair: bool = False) -> DoctorReport:
     """Check the open store, and repair what can be rebuilt when `repair`."""
     found: list[Check] = []
-    model = _model(ops)
-    if ops.store.dialect == "duckdb":
-        _duckdb(ops, repair, model, found)
+    model = _model(engine)
+    if engine.store.dialect == "duckdb":
+        _duckdb(engine, repair, model, found)
     else:
-        _postgres(ops, repair, model, found)
-    return DoctorReport(str(ops.store.root), ops.store.dialect, repair, found)
+        _postgres(engine, repair, model, found)
+    return DoctorReport(str(engine.store.root), engine.store.dialect, repair, found)
 
 
-def _model(ops: Operations) -> Check:
+def _model(engine: Operations) -> Check:
     """The store's vectors against the embedder keepui.toml names."""
-    model, dim = checks.model_of(ops.store.con)
-    want = (ops.embedder.name, str(ops.embedder.dim))
+    model, dim = checks.model_of(engine.store.con)
+    want = (engine.embedder.name, str(engine.embedder.dim))
     if model is None or (model, dim) == want:
         return Check("model", OK, f"{want[0]} ({want[1]} dimensions)")
     return Check(
@@ -141,20 +141,20 @@ def _model(ops: Operations) -> Check:
     )
 
 
-def _embeddings(ops: Operations, repair: bool) -> Check:
-    lacking = checks.lacking_vectors(ops.store.con)
+def _embeddings(engine: Operations, repair: bool) -> Check:
+    lacking = checks.lacking_vectors(engine.store.con)
     problem = f"{lacking} version(s) have no stored vector" if lacking else None
 
     def fix() -> str | None:
-        ops.reindex()  # embeds what is missing, then rebuilds both indexes
-        left = checks.lacking_vectors(ops.store.con)
+        engine.reindex()  # embeds what is missing, then rebuilds both indexes
+        left = checks.lacking_vectors(engine.store.con)
         return f"{left} version(s) still have no stored vector" if left else None
 
     return _check("embeddings", problem, "every version has its vector", fix, repair)
 
 
-def _duckdb(ops: Operations, repair: bool, model: Check, found: list[Check]) -> None:
-    store: Store = ops.store  # type: ignore[assignment]
+def _duckdb(engine: Operations, repair: bool, model: Check, found: list[Check]) -> None:
+    store: Store = engine.store  # type: ignore[assignment]
     wal = store.root / "keepui.duckdb.wal"
     unread = store.database_problems()
     size = wal.stat().st_size if wal.exists() else 0
@@ -167,7 +167,7 @@ def _duckdb(ops: Operations, repair: bool, model: Check, found: list[Check]) -> 
     def rebuild_all() -> str | None:
         store.reset_index()
         store.open_index()
-        rebuild_words(ops)
+        rebuild_words(engine)
         return store.lost_writes()
 
     fine = "the index files hold no write the database lacks"
@@ -175,9 +175,9 @@ def _duckdb(ops: Operations, repair: bool, model: Check, found: list[Check]) -> 
     found.append(model)
     if model.status == DAMAGED:
         return
-    found.append(_embeddings(ops, repair))
+    found.append(_embeddings(engine, repair))
     found.extend(_vectors(store, repair))
-    found.extend(_words(ops, repair))
+    found.extend(_words(engine, repair))
 
 
 def _vectors(store: Store, repair: bool) -> list[Check]:
@@ -214,8 +214,8 @@ def _vectors(store: Store, repair: bool) -> list[Check]:
     return out
 
 
-def _words(ops: Operations, repair: bool) -> list[Check]:
-    text = ops.fulltext
+def _words(engine: Operations, repair: bool) -> list[Check]:
+    text = engine.fulltext
     if not isinstance(text, RebuiltFullText):  # PostgreSQL's is checked with its tables
         return []
     problem = text.check(full=True)
@@ -229,10 +229,10 @@ def _words(ops: Operations, repair: bool) -> list[Check]:
     out = [_check("word index", problem, fine, fix, repair)]
     if problem is not None and not repair:
         return out
-    live, tail = ops.live_keys(), checks.tail_keys(ops.store.con)
+    live, tail = engine.live_keys(), checks.tail_keys(engine.store.con)
     stray = tail[~np.isin(tail, live)]
     indexed = np.union1d(text.base_keys(), tail)
-    unindexed = _with_words(ops, live[~np.isin(live, indexed)])
+    unindexed = _with_words(engine, live[~np.isin(live, indexed)])
     issues = []
     if len(stray):
         issues.append(f"{len(stray)} version(s) no longer stored still have tail rows")
@@ -240,10 +240,10 @@ def _words(ops: Operations, repair: bool) -> list[Check]:
         issues.append(f"{unindexed} version(s) are in neither the base nor the tail")
 
     def refill() -> str | None:
-        with ops.store.transaction():
-            checks.drop_tail_except(ops.store.con, live)
+        with engine.store.transaction():
+            checks.drop_tail_except(engine.store.con, live)
         if unindexed:
-            rebuild_words(ops)
+            rebuild_words(engine)
         return None
 
     fine = f"{len(tail)} recent version(s) in the tail"
@@ -251,48 +251,48 @@ def _words(ops: Operations, repair: bool) -> list[Check]:
     return out
 
 
-def _with_words(ops: Operations, keys: np.ndarray) -> int:
+def _with_words(engine: Operations, keys: np.ndarray) -> int:
     """How many of these versions have a text with at least one indexed word."""
     if not len(keys):
         return 0
     from keepui_engine.store.tables import documents
 
-    all_keys, texts = documents.texts_for_keys(ops.store.con)
+    all_keys, texts = documents.texts_for_keys(engine.store.con)
     wanted = set(keys.tolist())
     chosen = [t for k, t in zip(all_keys, texts, strict=True) if k in wanted]
-    return sum(1 for tokens in ops.fulltext.tokenize(chosen) if tokens)
+    return sum(1 for tokens in engine.fulltext.tokenize(chosen) if tokens)
 
 
-def _postgres(ops: Operations, repair: bool, model: Check, found: list[Check]) -> None:
+def _postgres(engine: Operations, repair: bool, model: Check, found: list[Check]) -> None:
     from keepui_engine.store.postgres import checks as pg_checks
 
     found.append(model)
     if model.status == DAMAGED:
         return
-    found.append(_embeddings(ops, repair))
-    con: Any = ops.store.con
+    found.append(_embeddings(engine, repair))
+    con: Any = engine.store.con
     for name, problem in pg_checks.problems(con).items():
 
         def fix(name: str = name) -> str | None:
-            with ops.store.transaction():
+            with engine.store.transaction():
                 pg_checks.repair(con, [name])
             if name == "vectors":
-                ops.store.index.repair(ops.embedder.name)  # type: ignore[attr-defined]
+                engine.store.index.repair(engine.embedder.name)  # type: ignore[attr-defined]
             return pg_checks.problems(con)[name]
 
         found.append(_check(name, problem, "consistent", fix, repair))
 
 
-def rebuild_words(ops: Operations) -> None:
+def rebuild_words(engine: Operations) -> None:
     """Rebuild the BM25 index from the tables (reindex; doctor after lost writes)."""
-    ft = ops.fulltext
+    ft = engine.fulltext
     if isinstance(ft, RebuiltFullText):
         from keepui_engine.store.tables import documents
 
-        keys, texts = documents.texts_for_keys(ops.store.con)
+        keys, texts = documents.texts_for_keys(engine.store.con)
         ft.rebuild(keys, texts)
         return
     from keepui_engine.store.postgres import checks as pg_checks
 
-    with ops.store.transaction():
-        pg_checks.rebuild_words(ops.store.con)
+    with engine.store.transaction():
+        pg_checks.rebuild_words(engine.store.con)

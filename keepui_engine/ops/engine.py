@@ -1,4 +1,7 @@
-"""The engine proper: every operation on an open store (the caller holds the store lock)."""
+"""The Engine: an open store's state and infrastructure (its settings, backend, embedder, query
+vector cache, clock, key catalog) plus the writes other operations build on (put, delete,
+reindex). Every other operation is a function of an ops/ module run on it through the
+registry (ops/registry.py); none of them imports this module."""
 
 from __future__ import annotations
 
@@ -7,12 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine.core import inputs, interrupts
-from keepui_engine.core.errors import UsageError
+from keepui_engine.core import interrupts
 from keepui_engine.core.types import (
     DeleteResult,
-    FindQuery,
-    FindResult,
     PutResult,
     PutSpec,
     Stats,
@@ -20,7 +20,7 @@ from keepui_engine.core.types import (
 from keepui_engine.ops import reading
 from keepui_engine.ops.embedding import EmbeddingCache
 from keepui_engine.store.protocol import RebuiltFullText
-from keepui_engine.store.tables import documents, queries, structure
+from keepui_engine.store.tables import documents, structure
 from keepui_engine.store.tables import edges as graph
 from keepui_engine.store.tables import keys as key_sql
 from keepui_engine.store.tables import parts as part_sql
@@ -28,11 +28,7 @@ from keepui_engine.store.tables.catalog import KeyCatalog
 
 if TYPE_CHECKING:
     from keepui_engine.core.config import Settings
-    from keepui_engine.core.types import SearchRecord, VersionDiff
-    from keepui_engine.ops.doctor import DoctorReport
     from keepui_engine.providers.base import Embedder, Summarizer
-    from keepui_engine.search.judgments import Judgment
-    from keepui_engine.search.why import WhyResult
     from keepui_engine.store.protocol import Backend, FullTextChannel
 
 
@@ -140,47 +136,6 @@ class Engine:
             self.store.index_add(keys, np.stack([by_hash[h] for h in hashes]))
             self.maintain()
 
-    def tag(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
-        """Change a document's tags, archiving the previous version (again from the new head
-        when another process wrote the document meanwhile: PostgreSQL)."""
-        from keepui_engine.ingest.writing import retried
-
-        return retried(f"tag {doc_id}", lambda: self._tag_once(doc_id, tags, remove))
-
-    def _tag_once(self, doc_id: str, tags: list[str], remove: list[str]) -> PutResult:
-        changes = inputs.parse_tag_args(tags, allow_bare=False)
-        for key in remove:
-            changes[inputs.tag_key(key)] = []
-        if not changes:
-            raise UsageError("nothing to change: give -t KEY=VALUE and/or -r KEY.")
-        head = reading.head_of(self, doc_id)
-        merged = inputs.merge_tags(head.tags, changes)
-        if merged == head.tags:
-            return PutResult(doc_id, head.version, "unchanged")
-        now = _now()
-        row = head.with_(version=head.version + 1, tags=merged, updated=now, accessed=now)
-        from keepui_engine.ingest.writing import commit
-
-        kept = [(p, p.text or "") for p in part_sql.of(self.store.con, doc_id, head.version)]
-        from keepui_engine.ingest.writing import LLM_PROVIDERS, hold
-
-        with self.store.transaction():
-            hold(self.store, [doc_id], {doc_id: head})
-            keys, hashes = commit(self, [head], [row], {doc_id: kept})
-            graph.sync(self.store.con, [doc_id], now)
-            needs = (
-                self.settings.summary_provider in LLM_PROVIDERS
-                and len((head.text or "").strip()) > self.settings.summary_max_chars
-            )
-            from keepui_engine.queue import after_write
-
-            after_write.run(self, [(row, head, needs)], now)
-        vec = documents.cached_vectors(
-            self.store.con, hashes, self.embedder.name, self.embedder.dim
-        )
-        self.index_new(keys, hashes, vec)
-        return PutResult(doc_id, row.version, "updated")
-
     def delete(self, doc_id: str, purge: bool = False) -> DeleteResult:
         """Revert to the previous version, or delete when there is none (purge: all of it);
         from the new head when another process wrote the document meanwhile (PostgreSQL)."""
@@ -222,70 +177,6 @@ class Engine:
         self.store.index_remove(dropped)
         return result
 
-    # -- reading (get, parts, history, list, facets: keepui_engine/ops/reading.py) ---------
-    def find(self, q: FindQuery) -> FindResult:
-        """Rank documents for a query (see `finding.find`)."""
-        from keepui_engine.search.finding import find
-
-        return find(self, q, first=True)
-
-    def related(self, doc_id: str, seen: list[str], per_hit: int = 3) -> list[dict[str, Any]]:
-        """A document's edge neighbours and its `per_hit` nearest by vector, none in `seen`."""
-        from keepui_engine.search.deep import related
-
-        return related(self, doc_id, set(seen) | {doc_id}, per_hit)
-
-    def find_deep(self, q: FindQuery, per_hit: int = 3) -> FindResult:
-        """A find whose hits carry their edge and vector neighbours (see `deep`)."""
-        from keepui_engine.search.deep import find_deep
-
-        return find_deep(self, q, per_hit)
-
-    def why(self, q: FindQuery, doc_id: str) -> WhyResult:
-        """Where a document ranked for a query, and what kept it out (see `why.why`)."""
-        from keepui_engine.search.why import why
-
-        return why(self, q, doc_id)
-
-    def diff(self, address: str, a: int | None = None, b: int | None = None) -> VersionDiff:
-        """Two versions compared line by line and word by word (see `diff.version_diff`)."""
-        from keepui_engine.ops.diff import version_diff
-
-        return version_diff(self, address, a, b)
-
-    def record_search(self, q: FindQuery, ids: list[str]) -> SearchRecord:
-        """Append a search to the store's search history (see `searches.record`)."""
-        from keepui_engine.search import searches
-
-        return searches.record(self.store, q, ids)
-
-    def searches(self, limit: int = 100) -> list[SearchRecord]:
-        """The latest searches, newest first (see `searches.recent`)."""
-        from keepui_engine.search import searches
-
-        return searches.recent(self.store, limit)
-
-    # -- relevance judgments (see keepui_engine/judgments) ---------------------------------------
-    def judge(self, query: str, doc_id: str, grade: int) -> Judgment:
-        """Record how relevant `doc_id` is to `query` (0..3)."""
-        from keepui_engine.search import judgments
-
-        with self.store.transaction():
-            return judgments.record(self.store.con, query, doc_id, grade)
-
-    def unjudge(self, query: str, doc_id: str) -> bool:
-        """Forget a judgment; whether there was one."""
-        from keepui_engine.search import judgments
-
-        with self.store.transaction():
-            return judgments.remove(self.store.con, query, doc_id)
-
-    def judgments(self, query: str | None = None) -> list[Judgment]:
-        """Every judgment (or one query's), by query then id."""
-        from keepui_engine.search import judgments
-
-        return judgments.listing(self.store.con, query)
-
     def reindex(self, progress: Any = None) -> Stats:
         """Re-embed every stored version with the configured model and rebuild the index.
 
@@ -317,55 +208,7 @@ class Engine:
         from keepui_engine.ops.doctor import rebuild_words
 
         rebuild_words(self)  # the word index too: reindex is also the cure for a damaged one
-        return self.stats()
-
-    def doctor(self, repair: bool = False) -> DoctorReport:
-        """Check every file (or derived table) of the store; rebuild what can be (`doctor`)."""
-        from keepui_engine.ops.doctor import run
-
-        return run(self, repair)
-
-    def reflect(self, query: str, kind: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
-        """A summary or key points of passages for a query (see `reflection`): through the
-        [summarization] LLM when one is configured, else extractive with the embedder."""
-        from keepui_engine.ingest.writing import LLM_PROVIDERS
-        from keepui_engine.search import reflection
-
-        reflection.check_kind(kind)
-        if self.settings.summary_provider in LLM_PROVIDERS:
-            model = self.summarizer
-            messages = reflection.llm_messages(query, passages, kind)
-            reply = model.complete(messages, reflection.LLM_MAX_CHARS)  # type: ignore[attr-defined]
-            return reflection.from_llm(reply, kind, model.name)
-        return reflection.extractive(self.embedder.embed, query, passages, kind)
-
-    # -- export and import (see keepui_engine/transfer) -----------------------------------------
-    def export_header(self, include: dict[str, bool]) -> dict[str, Any]:
-        """The export file's first line."""
-        from keepui_engine.transfer import exporting
-
-        return exporting.header(self, include)
-
-    def export_page(
-        self, after: str | None, limit: int, include: dict[str, bool]
-    ) -> list[dict[str, Any]]:
-        """The next `limit` items after id `after`, as export records."""
-        from keepui_engine.transfer import exporting
-
-        return exporting.page(self, after, limit, include)
-
-    def import_page(
-        self,
-        items: list[dict[str, Any]],
-        mode: str,
-        model: str | None,
-        dim: int | None,
-        last: bool = True,
-    ) -> list[dict[str, Any]]:
-        """Write checked items (see `transfer.importing`); indexes catch up on the `last`."""
-        from keepui_engine.transfer import importing
-
-        return importing.import_items(self, items, mode, model, dim, last)
+        return reading.stats(self)
 
     # -- background work (see keepui_engine/work) ------------------------------------------------
     @property
@@ -386,62 +229,3 @@ class Engine:
             )
             self._summarizer = create_summarizer(config, self.embedder.embed)
         return self._summarizer
-
-    def work_once(self, owner: str, live_owners: list[str] | None = None) -> dict[str, Any] | None:
-        """Run the next runnable queued task (see `work.service.work_once`)."""
-        from keepui_engine.work import service
-
-        return service.work_once(self, owner, None if live_owners is None else set(live_owners))
-
-    def pending(self, doc_id: str | None = None) -> dict[str, Any]:
-        """The queue's counts, failures and next due time."""
-        from keepui_engine.work import service
-
-        return service.report(self, doc_id)
-
-    def pending_retry(self) -> int:
-        """Move dead letters back to the queue."""
-        from keepui_engine.work import service
-
-        return service.retry(self)
-
-    def pending_purge(self) -> int:
-        """Delete dead letters."""
-        from keepui_engine.work import service
-
-        return service.purge(self)
-
-    def summarize(self, doc_id: str) -> dict[str, Any]:
-        """Queue a new summary of a document's current version."""
-        from keepui_engine.work import service
-
-        head = reading.head_of(self, doc_id)
-        return {
-            "id": doc_id,
-            "queued": service.enqueue(self, "summarize", doc_id, head.version, {}),
-        }
-
-    def analyze(self, doc_id: str, queue: bool = False, force: bool = False) -> dict[str, Any]:
-        """Split a document into parts now (or queue it); unchanged documents are skipped."""
-        from keepui_engine.work import service, tasks
-
-        head = reading.head_of(self, doc_id)
-        if queue:
-            tid = service.enqueue(self, "analyze", doc_id, head.version, {"force": force})
-            return {"id": doc_id, "queued": tid}
-        done = tasks.analyze_doc(self, doc_id, head.version, force=force)
-        return {"id": doc_id, "result": done, "parts": len(reading.parts(self, doc_id))}
-
-    def stats(self) -> Stats:
-        """Counts of documents, versions and vectors, and the store's size."""
-        items, versions, vectors, system = queries.counts(self.store.con)
-        return Stats(
-            str(self.store.root),
-            items,
-            versions,
-            vectors,
-            self.store.size_bytes(),
-            self.embedder.name,
-            self.embedder.dim,
-            system,
-        )

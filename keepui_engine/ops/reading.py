@@ -1,17 +1,17 @@
 """Reading operations: a document, its versions and parts, lists and facets (on an open store).
 
-Each is called as `function(engine, **args)` through ops.registry; none writes, but `get`
+Each is called as `function(engine, **args)` through engine.registry; none writes, but `get`
 touches the document's access time (best effort)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from keepui_engine.core import inputs
 from keepui_engine.core.errors import NotFound, UsageError
 from keepui_engine.core.inputs import iso
-from keepui_engine.core.types import Item, Part, VersionInfo
+from keepui_engine.core.types import Item, Part, Stats, VersionInfo
 from keepui_engine.search.ranking import public_tags
 from keepui_engine.store.tables import documents, queries
 from keepui_engine.store.tables import edges as graph
@@ -198,3 +198,34 @@ def facets(
     """Tag KEY -> VALUE -> count over current documents passing the filters (or `ids`)."""
     filters = inputs.parse_tag_args(tags, allow_bare=True)
     return queries.facets(engine.store.con, filters, _checked_any(any_tags), ids, prefix)
+
+
+def stats(engine: Operations) -> Stats:
+    """Counts of documents, versions and vectors, and the store's size."""
+    items, versions, vectors, system = queries.counts(engine.store.con)
+    return Stats(
+        str(engine.store.root),
+        items,
+        versions,
+        vectors,
+        engine.store.size_bytes(),
+        engine.embedder.name,
+        engine.embedder.dim,
+        system,
+    )
+
+
+def export_header(engine: Operations, include: dict[str, bool]) -> dict[str, Any]:
+    """The export file's first line."""
+    from keepui_engine.transfer import exporting
+
+    return exporting.header(engine, include)
+
+
+def export_page(
+    engine: Operations, after: str | None, limit: int, include: dict[str, bool]
+) -> list[dict[str, Any]]:
+    """The next `limit` items after id `after`, as export records."""
+    from keepui_engine.transfer import exporting
+
+    return exporting.page(engine, after, limit, include)
