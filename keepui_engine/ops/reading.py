@@ -6,7 +6,7 @@ touches the document's access time (best effort)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from keepui_engine.core import inputs
 from keepui_engine.core.errors import NotFound, UsageError
@@ -213,19 +213,3 @@ def stats(engine: Operations) -> Stats:
         engine.embedder.dim,
         system,
     )
-
-
-def export_header(engine: Operations, include: dict[str, bool]) -> dict[str, Any]:
-    """The export file's first line."""
-    from keepui_engine.transfer import exporting
-
-    return exporting.header(engine, include)
-
-
-def export_page(
-    engine: Operations, after: str | None, limit: int, include: dict[str, bool]
-) -> list[dict[str, Any]]:
-    """The next `limit` items after id `after`, as export records."""
-    from keepui_engine.transfer import exporting
-
-    return exporting.page(engine, after, limit, include)

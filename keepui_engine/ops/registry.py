@@ -27,6 +27,7 @@ from typing import Any
 from keepui_engine.core.errors import UsageError
 
 _TYPES = "keepui_engine.core.types"
+_TRANSFER = "keepui_engine.transfer"
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,19 @@ def _op(module: str, name: str, target: str | None = None, **kw: Any) -> Op:
 
 _QUERY = {"q": f"{_TYPES}:FindQuery"}
 
+
+def _finding(name: str) -> Op:
+    """A search that ranks documents for a FindQuery (its first call loads the model)."""
+    return _op(
+        "searching",
+        name,
+        result=f"{_TYPES}:FindResult",
+        inputs=_QUERY,
+        reads=True,
+        starts_owner=True,
+    )
+
+
 OPERATIONS: dict[str, Op] = {
     op.name: op
     for op in (
@@ -103,7 +117,12 @@ OPERATIONS: dict[str, Op] = {
         _op("writing", "tag", result=f"{_TYPES}:PutResult", client_write=True, starts_owner=True),
         _engine("delete", result=f"{_TYPES}:DeleteResult", client_write=True, starts_owner=True),
         _engine("reindex", result=f"{_TYPES}:Stats", self_checking=True),
-        _op("writing", "import_page", client_write=True, starts_owner=True),
+        Op(
+            "import_page",
+            f"{_TRANSFER}.importing:import_items",
+            client_write=True,
+            starts_owner=True,
+        ),
         # reading
         _reading("get", result=f"{_TYPES}:Item", reads=True),
         _reading("history", result=f"{_TYPES}:VersionInfo", many=True, reads=True),
@@ -112,25 +131,12 @@ OPERATIONS: dict[str, Op] = {
         _reading("facets", reads=True),
         _op("reading", "stats", result=f"{_TYPES}:Stats", reads=True),
         _op("diff", "diff", target="version_diff", result=f"{_TYPES}:VersionDiff", reads=True),
-        _op("reading", "export_header", read_only_ok=True),  # its BM25 base read as it is
-        _op("reading", "export_page", reads=True),
+        Op(
+            "export_header", f"{_TRANSFER}.exporting:header", read_only_ok=True
+        ),  # its BM25 base read as it is
+        Op("export_page", f"{_TRANSFER}.exporting:page", reads=True),
         # searching
-        _op(
-            "searching",
-            "find",
-            result=f"{_TYPES}:FindResult",
-            inputs=_QUERY,
-            reads=True,
-            starts_owner=True,
-        ),
-        _op(
-            "searching",
-            "find_deep",
-            result=f"{_TYPES}:FindResult",
-            inputs=_QUERY,
-            reads=True,
-            starts_owner=True,
-        ),
+        *(_finding(name) for name in ("find", "find_deep")),
         _op(
             "searching",
             "why",

@@ -83,17 +83,3 @@ def analyze(
         return {"id": doc_id, "queued": tid}
     done = tasks.analyze_doc(engine, doc_id, head.version, force=force)
     return {"id": doc_id, "result": done, "parts": len(reading.parts(engine, doc_id))}
-
-
-def import_page(
-    engine: Operations,
-    items: list[dict[str, Any]],
-    mode: str,
-    model: str | None,
-    dim: int | None,
-    last: bool = True,
-) -> list[dict[str, Any]]:
-    """Write checked items (see `transfer.importing`); indexes catch up on the `last`."""
-    from keepui_engine.transfer import importing
-
-    return importing.import_items(engine, items, mode, model, dim, last)

@@ -21,7 +21,7 @@ from keepui_engine.store import transaction
 from keepui_engine.store.duckdb.schema import migrate
 from keepui_engine.store.duckdb.vector_files import attested_max_key
 from keepui_engine.store.duckdb.vectors import VectorIndex
-from keepui_engine.store.tables import documents
+from keepui_engine.store.tables import documents, meta
 
 if TYPE_CHECKING:
     from keepui_engine.store.duckdb.fulltext import FullText
@@ -121,23 +121,7 @@ class Store:
         )
 
     def _check_model(self) -> None:
-        meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
-        if not meta:
-            self.con.execute(
-                "INSERT INTO meta VALUES ('model', $1), ('dim', $2)", [self.model, str(self.dim)]
-            )
-            return
-        if not self.con.execute("SELECT count(*) FROM vector_keys").fetchone()[0]:  # type: ignore[index]
-            self.set_model(self.model, self.dim)
-            return
-        if meta.get("model") != self.model or meta.get("dim") != str(self.dim):
-            raise StoreError(
-                f"the store {self.root} was indexed with {meta.get('model')} "
-                f"({meta.get('dim')} dimensions) but keepui.toml now asks for {self.model} "
-                f"({self.dim}). Run `keepui reindex --store {self.root}` to re-embed everything "
-                "with the new model, or set the old model back in keepui.toml.",
-                "Embedding model changed",
-            )
+        meta.check_model(self, "keepui.toml", f"keepui reindex --store {self.root}")
 
     def set_model(self, model: str, dim: int) -> None:
         """Record a new model after a reindex (the caller re-embeds everything)."""

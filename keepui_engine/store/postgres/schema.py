@@ -153,24 +153,21 @@ def check(con: PgConnection, url: str) -> set[str] | None:
             know: a newer keepui wrote it.
     """
     done = _applied(con)
+    newer = None
     if done is None:
         legacy = _legacy_version(con)
         if legacy is not None and legacy > LEGACY_VERSION:
-            _newer(url, f"schema version {legacy}")
-        return None
-    unknown = sorted(done - set(NAMES))
-    if unknown:
-        _newer(url, f"schema migrations this keepui does not know ({', '.join(unknown)})")
+            newer = f"schema version {legacy}"
+    elif unknown := sorted(done - set(NAMES)):
+        newer = f"schema migrations this keepui does not know ({', '.join(unknown)})"
+    if newer is not None:
+        raise StoreError(
+            f"the database at {redact(url)} holds keepui {newer}: a newer keepui wrote it. "
+            "Install the keepui release that wrote it, run keepui export there and keepui "
+            "import into an empty database.",
+            "Other schema version",
+        )
     return done
-
-
-def _newer(url: str, what: str) -> None:
-    raise StoreError(
-        f"the database at {redact(url)} holds keepui {what}: a newer keepui wrote it. "
-        "Install the keepui release that wrote it, run keepui export there and keepui import "
-        "into an empty database.",
-        "Other schema version",
-    )
 
 
 def _applied(con: PgConnection) -> set[str] | None:

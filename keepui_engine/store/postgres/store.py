@@ -22,6 +22,7 @@ from keepui_engine.store.postgres.notify import NOTIFY
 from keepui_engine.store.postgres.schema import redact
 from keepui_engine.store.postgres.search import EF_SEARCH, PgVectorIndex
 from keepui_engine.store.postgres.sql import PgConnection
+from keepui_engine.store.tables import meta
 
 LOCK_SLOTS = 64  # advisory locks a put's ids share (PostgreSQL's lock table is 64 a session)
 
@@ -100,24 +101,7 @@ class PgStore:
         self._index: PgVectorIndex | None = None
 
     def _check_model(self) -> None:
-        meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
-        if not meta:
-            self.con.execute(
-                "INSERT INTO meta VALUES ('model', $1), ('dim', $2) ON CONFLICT DO NOTHING",
-                [self.model, str(self.dim)],
-            )
-            return
-        if not self.con.execute("SELECT count(*) FROM vector_keys").fetchone()[0]:  # type: ignore[index]
-            self.set_model(self.model, self.dim)
-            return
-        if meta.get("model") != self.model or meta.get("dim") != str(self.dim):
-            raise StoreError(
-                f"the store {self.root} was indexed with {meta.get('model')} "
-                f"({meta.get('dim')} dimensions) but its settings now ask for {self.model} "
-                f"({self.dim}). Run `keepui reindex --store URL` to re-embed everything "
-                "with the new model, or set the old model back in the settings table.",
-                "Embedding model changed",
-            )
+        meta.check_model(self, "the settings table", "keepui reindex --store URL")
 
     def set_model(self, model: str, dim: int) -> None:
         """Record a new model after a reindex (the caller re-embeds everything)."""
