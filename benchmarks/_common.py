@@ -445,7 +445,8 @@ class TimedEmbedder:
 
 def default_embedder(store: Path | None = None) -> Any:
     """The embedder a store's keepui.toml names; with no store, the default (the real MiniLM)."""
-    from keepui_engine.config import Settings, load_settings
+    from keepui_engine.client.settings import load_settings
+    from keepui_engine.core.config import Settings
     from keepui_engine.providers import create_embedder
 
     return create_embedder(load_settings(store) if store else Settings(store=Path.cwd()))

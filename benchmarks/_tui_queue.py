@@ -79,7 +79,7 @@ def before_fix(stack: ExitStack) -> None:
     import keepui_engine.work.worker as worker
     from keepui.tui.messages import DocumentLoaded, SimilarLoaded
     from keepui.tui.screens.document import SIMILAR, DocumentScreen
-    from keepui_engine.work.gate import reader_opening
+    from keepui_engine.core.gate import reader_opening
 
     @work(thread=True, exclusive=True, group="document", exit_on_error=False)
     def load_document(self: Any, offset: int = 0) -> None:
@@ -133,7 +133,7 @@ async def pilot_rows(b: Any, template: Path, real: Any, rep: Any, variant: str) 
     `b` is the bench_tui module (its paint probe and Pilot helpers)."""
     from keepui.tui.app import KeepuiApp
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     b.PROBE.install()
     store = template.with_name(f"{template.name}-{variant}")

@@ -39,8 +39,8 @@ import _common as c
 import collections_build as cb
 
 from keepui_engine import open_workbench
-from keepui_engine.beir import evaluate
-from keepui_engine.config import DEFAULT_TOML
+from keepui_engine.client.beir import evaluate
+from keepui_engine.core.config import DEFAULT_TOML
 from keepui_engine.search import query_vector as qv
 from keepui_engine.search.evaluation import load_beir, scratch_store
 from keepui_engine.search.significance import paired_test

@@ -37,7 +37,7 @@ REPEAT = 5
 
 def build(root: Path, rows: int) -> tuple[np.ndarray, np.ndarray]:
     """Write `rows` synthetic unit vectors through VectorIndex; return (keys, vectors)."""
-    from keepui_engine.store.vectors import VectorIndex
+    from keepui_engine.store.duckdb.vectors import VectorIndex
 
     rng = np.random.default_rng(23)
     keys = np.arange(1, rows + 1, dtype=np.int64)
@@ -61,7 +61,7 @@ def median_ms(run: object, before: object = None) -> float:
 
 
 def measure(report: c.Report, rows: int) -> None:
-    from keepui_engine.store.vectors import VectorIndex
+    from keepui_engine.store.duckdb.vectors import VectorIndex
 
     with tempfile.TemporaryDirectory(prefix="bench-damage-") as tmp:
         root = Path(tmp)

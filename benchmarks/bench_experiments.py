@@ -56,6 +56,7 @@ def keepui(store: Path, *args: str) -> tuple[dict[str, Any], float, str]:
 def prepared(folder: Path, fresh: bool) -> Path:
     """A copy of eval's SciFact store for this benchmark (built and copied once)."""
     from keepui_engine.beir import evaluate
+
     from keepui_engine.search.evaluation import scratch_store
 
     source = scratch_store(folder / "corpus.jsonl", c.MODEL)

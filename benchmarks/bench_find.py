@@ -115,8 +115,8 @@ def build_store(
     Returns the durations of the HNSW builds/extensions the engine ran during the puts.
     """
     from keepui_engine import PutSpec, Workbench
-    from keepui_engine.config import load_settings
-    from keepui_engine.store.vectors import VectorIndex
+    from keepui_engine.client.settings import load_settings
+    from keepui_engine.store.duckdb.vectors import VectorIndex
 
     builds: list[float] = []
     original = VectorIndex.maybe_extend_hnsw
@@ -156,7 +156,7 @@ def blas_threads(rep: c.Report, embedder: Any, queries: list[str]) -> None:
 def owner(path: Path) -> tuple[Any, c.TimedEmbedder, float]:
     """An owner-mode Workbench with a fresh real embedder, warmed up; and the warm-up time."""
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     emb = c.TimedEmbedder(c.default_embedder(path))
     wb = Workbench(load_settings(path), own=True, embedder=emb)
@@ -234,7 +234,7 @@ def main() -> None:
             f"{'built' if built else 'had nothing to do'} ({t_hnsw[0]:.2f} s)"
         )
         with tempfile.TemporaryDirectory(prefix="keepui-bench-hnsw-") as tmp2:
-            from keepui_engine.store.vectors import VectorIndex
+            from keepui_engine.store.duckdb.vectors import VectorIndex
 
             fresh = VectorIndex(Path(tmp2), real.name, real.dim, exact_max)
             fresh.append(index._keys.copy(), np.asarray(index._mat))  # noqa: SLF001

@@ -40,7 +40,7 @@ def main() -> None:
     if not SCIFACT.exists():
         print(f"skipped: {SCIFACT} is absent (SciFact is read in place, never copied)")
         sys.exit(0)
-    from keepui_engine.beir import evaluate
+    from keepui_engine.client.beir import evaluate
     from keepui_engine.search.evaluation import scratch_store
 
     corpus = SCIFACT / "corpus.jsonl"

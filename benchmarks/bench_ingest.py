@@ -49,7 +49,7 @@ def write_scifact(dest: Path, limit: int | None) -> int:
 
 def run_set(rep: c.Report, label: str, folder: Path) -> None:
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
     from keepui_engine.ingest import ingesting
 
     size_mb = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6

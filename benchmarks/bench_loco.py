@@ -29,10 +29,10 @@ import _common as c
 from bench_collections import collections
 
 from keepui_engine import open_workbench
-from keepui_engine.beir import evaluate
+from keepui_engine.client.beir import evaluate
 from keepui_engine.search.evaluation import load_beir, scratch_store, trec_scores
 from keepui_engine.search.significance import bootstrap_ci, paired_test
-from keepui_engine.store.documents import texts_for_keys
+from keepui_engine.store.tables.documents import texts_for_keys
 
 # (name, fusion, (dense weight, bm25 weight)); the first is the default
 CANDIDATES = [

@@ -53,7 +53,7 @@ def size_mb(root: Path) -> float:
 
 def one_put(folder: Path) -> dict[str, Any]:
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     with tempfile.TemporaryDirectory(prefix="keepui-bench-long-") as tmp:
         store = Path(tmp) / "store"

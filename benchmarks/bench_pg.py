@@ -56,13 +56,13 @@ import _common as c
 import numpy as np
 from bench_find import LookupEmbedder
 
-from keepui_engine.store.pg_local import start_local_postgres
+from keepui_engine.store.postgres.local import start_local_postgres
 
 
 def pg_store(path: Path, url: str) -> Path:
     """A store directory whose keepui.toml points at `url` (default settings otherwise)."""
     path.mkdir(parents=True)
-    from keepui_engine.config import DEFAULT_TOML
+    from keepui_engine.core.config import DEFAULT_TOML
 
     (path / "keepui.toml").write_text(
         DEFAULT_TOML.replace("[store]\n", f'[store]\nurl = "{url}"\n')
@@ -84,8 +84,8 @@ def pg_database(server_url: str, name: str) -> str:
 def _uncached(wbs: dict[str, Any], queries: list[str], n: int) -> tuple[list[str], int]:
     """The first n queries no store has a cached vector for (a reused store keeps the vectors
     of earlier runs' queries, and a find would not embed them), and how many were skipped."""
-    from keepui_engine.inputs import content_hash
-    from keepui_engine.store import documents
+    from keepui_engine.core.inputs import content_hash
+    from keepui_engine.store.tables import documents
 
     hashes = [content_hash(q) for q in queries]
     cached: set[str] = set()
@@ -122,7 +122,7 @@ def _finds(wb: Any, queries: list[str], mode: str) -> list[float]:
 
 def put_part(rep: c.Report, stores: dict[str, Path], n: int, real: Any) -> None:
     from keepui_engine import PutSpec, Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     notes = c.make_notes(n + 50, seed=11)
     batch, singles = notes[:n], notes[n:]
@@ -157,7 +157,7 @@ def _pg_drop_hnsw(wb: Any) -> None:
 def _pg_create_hnsw(wb: Any) -> None:
     import psycopg
 
-    from keepui_engine.store.pg_schema import vector_table
+    from keepui_engine.store.postgres.schema import vector_table
 
     with psycopg.connect(wb.settings.url, autocommit=True) as con:
         con.execute("SET maintenance_work_mem = '3GB'")
@@ -177,7 +177,7 @@ def find_part(
     warm_up: int = 300,
 ) -> None:
     from keepui_engine import PutSpec, Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     rng = np.random.default_rng(7)
     real_notes = c.make_notes(n_real, seed=21)

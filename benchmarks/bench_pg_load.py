@@ -83,7 +83,7 @@ def _lines(path: Path) -> list[str]:
 
 def _client(store: str, own: bool = False) -> Any:
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     return Workbench(load_settings(Path(store)), own=own)
 
@@ -143,7 +143,7 @@ def drainer_proc(store: str, out: str, own: bool, lease_s: float | None, wait_s:
     from dataclasses import replace
 
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     settings = load_settings(Path(store))
     if lease_s is not None:  # the bench's only change: this worker's [queue] lease_s
@@ -177,7 +177,7 @@ class Checks:
 
 def seed(store: Path, n: int, own: bool) -> None:
     from keepui_engine import PutSpec, Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     with Workbench(load_settings(store), own=own) as wb:
         done = wb.put_many([PutSpec(t, tags=["bench=seed"]) for t in c.make_notes(n, seed=31)])
@@ -337,7 +337,7 @@ def kill_worker_part(
 ) -> None:
     """kill -9 a worker while a task runs; a second worker completes every task exactly once."""
     from keepui_engine import PutSpec
-    from keepui_engine.queue import pending
+    from keepui_engine.store.tables import pending
 
     work.mkdir(parents=True, exist_ok=True)
     with _client(str(store), own=True) as wb:

@@ -46,7 +46,7 @@ def main() -> None:
     )
 
     from keepui_engine import PutSpec, Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
     from keepui_engine.providers.sentence_transformers import packaged_model_path
 
     # -- raw encode ---------------------------------------------------------------------------

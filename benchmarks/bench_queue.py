@@ -30,8 +30,8 @@ SHARED = c.REPO.parent / "shared" / "data"
 def queue_overhead(rep: c.Report, n: int) -> None:
     import duckdb
 
-    from keepui_engine.queue import pending
-    from keepui_engine.store.schema import migrate
+    from keepui_engine.store.duckdb.schema import migrate
+    from keepui_engine.store.tables import pending
 
     with tempfile.TemporaryDirectory(prefix="keepui-bench-queue-") as tmp:
         con = duckdb.connect(str(Path(tmp) / "q.duckdb"))

@@ -1,7 +1,7 @@
 """HNSW (usearch, f16) recall@10 against exact search, on REAL all-MiniLM-L6-v2 embeddings.
 
 Embeds N distinct synthetic notes (20,000; ~100-300 s on 2 cores) with the real model, appends
-them to a `keepui_engine.store.vectors.VectorIndex` in a temp dir with exact_max lowered to
+them to a `keepui_engine.store.duckdb.vectors.VectorIndex` in a temp dir with exact_max lowered to
 1,000 so that `maybe_extend_hnsw()` builds the graph and `search` takes the HNSW path, then
 compares top-10 keys for two query sets: 200 held-out notes and 200 short search queries.
   * index_k10:  VectorIndex.search(q, 10) (HNSW candidates re-ranked exactly)
@@ -68,7 +68,7 @@ def main() -> None:
         rep.note("embeddings reused from benchmarks/results/ (--reuse)")
     base, qsets = vecs[:n], {"heldout_notes": vecs[n : n + 200], "short_queries": vecs[n + 200 :]}
 
-    from keepui_engine.store.vectors import VectorIndex
+    from keepui_engine.store.duckdb.vectors import VectorIndex
 
     with tempfile.TemporaryDirectory(prefix="keepui-bench-recall-") as tmp:
         index = VectorIndex(Path(tmp), c.MODEL, base.shape[1], EXACT_MAX)

@@ -222,7 +222,7 @@ def add_special_documents(store: Path, real: Any, words: list[str]) -> dict[str,
     import _common as c
 
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     with Workbench(load_settings(store), own=True, embedder=real) as wb:
         lines = [f"{i:03d}. {w}" for i, w in enumerate(words[:40])]
@@ -253,7 +253,7 @@ async def measure(store: Path, queries: list[str], rep: Any, label: str, full: b
 
     from keepui.tui.app import KeepuiApp
     from keepui_engine import Workbench
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     PROBE.install()
     wb = Workbench(load_settings(store), own=True, embedder=c.default_embedder(store))

@@ -6,10 +6,11 @@ TYPE_CHECKING = False  # not typing's: the CLI's fast path must not pay for impo
 if TYPE_CHECKING:
     from typing import Any
 
-    from keepui_engine.api import Workbench, open_workbench
-    from keepui_engine.beir import evaluate
-    from keepui_engine.config import Settings, load_settings, resolve_store, store_exists
-    from keepui_engine.errors import (
+    from keepui_engine.client.beir import evaluate
+    from keepui_engine.client.settings import load_settings
+    from keepui_engine.client.workbench import Workbench, open_workbench
+    from keepui_engine.core.config import Settings, resolve_store, store_exists
+    from keepui_engine.core.errors import (
         ConfigError,
         FlowError,
         Interrupted,
@@ -19,24 +20,10 @@ if TYPE_CHECKING:
         StoreError,
         UsageError,
     )
-    from keepui_engine.flows.model import (
-        ActionCall,
-        FlowInfo,
-        FlowResult,
-        FlowTick,
-        RuleTrace,
-    )
-    from keepui_engine.inputs import looks_like_path, now_id, source_kind
-    from keepui_engine.interrupts import install as install_interrupts
-    from keepui_engine.private import use_private_umask
-    from keepui_engine.search.context import ContextResult, Passage
-    from keepui_engine.search.evaluation import EvalResult, write_runs
-    from keepui_engine.search.judgments import Judgment, qrels_lines, queries_lines
-    from keepui_engine.search.reflection import Reflection
-    from keepui_engine.search.searches import compare_results
-    from keepui_engine.store.pg_local import start_local_postgres, stop_local_postgres
-    from keepui_engine.transfer import ImportReport
-    from keepui_engine.types import (
+    from keepui_engine.core.inputs import looks_like_path, now_id, source_kind
+    from keepui_engine.core.interrupts import install as install_interrupts
+    from keepui_engine.core.private import use_private_umask
+    from keepui_engine.core.types import (
         DeleteResult,
         DiffRow,
         FindQuery,
@@ -54,6 +41,20 @@ if TYPE_CHECKING:
         VersionDiff,
         VersionInfo,
     )
+    from keepui_engine.flows.model import (
+        ActionCall,
+        FlowInfo,
+        FlowResult,
+        FlowTick,
+        RuleTrace,
+    )
+    from keepui_engine.search.context import ContextResult, Passage
+    from keepui_engine.search.evaluation import EvalResult, write_runs
+    from keepui_engine.search.judgments import Judgment, qrels_lines, queries_lines
+    from keepui_engine.search.reflection import Reflection
+    from keepui_engine.search.searches import compare_results
+    from keepui_engine.store.postgres.local import start_local_postgres, stop_local_postgres
+    from keepui_engine.transfer import ImportReport
 
 # Every export is imported when first asked for: a command that talks to the store's owner
 # imports the facade, the types and the socket client, never numpy, DuckDB or the model.
@@ -65,29 +66,29 @@ _ERRORS = (
     "ConfigError FlowError Interrupted KeepuiError NotFound ProviderError StoreError UsageError"
 )
 _LAZY = {
-    **dict.fromkeys(_TYPES.split(), "keepui_engine.types"),
-    **dict.fromkeys(_ERRORS.split(), "keepui_engine.errors"),
-    "Workbench": "keepui_engine.api",
-    "open_workbench": "keepui_engine.api",
-    "Settings": "keepui_engine.config",
-    "load_settings": "keepui_engine.config",
-    "resolve_store": "keepui_engine.config",
-    "store_exists": "keepui_engine.config",
+    **dict.fromkeys(_TYPES.split(), "keepui_engine.core.types"),
+    **dict.fromkeys(_ERRORS.split(), "keepui_engine.core.errors"),
+    "Workbench": "keepui_engine.client.workbench",
+    "open_workbench": "keepui_engine.client.workbench",
+    "Settings": "keepui_engine.core.config",
+    "load_settings": "keepui_engine.client.settings",
+    "resolve_store": "keepui_engine.core.config",
+    "store_exists": "keepui_engine.core.config",
     "ActionCall": "keepui_engine.flows.model",
     "FlowInfo": "keepui_engine.flows.model",
     "FlowResult": "keepui_engine.flows.model",
     "FlowTick": "keepui_engine.flows.model",
     "RuleTrace": "keepui_engine.flows.model",
-    "looks_like_path": "keepui_engine.inputs",
-    "now_id": "keepui_engine.inputs",
-    "source_kind": "keepui_engine.inputs",
-    "use_private_umask": "keepui_engine.private",
+    "looks_like_path": "keepui_engine.core.inputs",
+    "now_id": "keepui_engine.core.inputs",
+    "source_kind": "keepui_engine.core.inputs",
+    "use_private_umask": "keepui_engine.core.private",
     "EvalResult": "keepui_engine.search.evaluation",
-    "evaluate": "keepui_engine.beir",
+    "evaluate": "keepui_engine.client.beir",
     "write_runs": "keepui_engine.search.evaluation",
     "compare_results": "keepui_engine.search.searches",
-    "start_local_postgres": "keepui_engine.store.pg_local",
-    "stop_local_postgres": "keepui_engine.store.pg_local",
+    "start_local_postgres": "keepui_engine.store.postgres.local",
+    "stop_local_postgres": "keepui_engine.store.postgres.local",
     "ContextResult": "keepui_engine.search.context",
     "Passage": "keepui_engine.search.context",
     "Reflection": "keepui_engine.search.reflection",
@@ -101,7 +102,7 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     """An export, imported when first asked for (and then kept as a module attribute)."""
     if name == "install_interrupts":
-        from keepui_engine.interrupts import install
+        from keepui_engine.core.interrupts import install
 
         globals()[name] = install
         return install
@@ -119,7 +120,7 @@ def parse_flow_params(raw: list[str] | None) -> dict[str, Any]:
 
     Imported on call: the flow bindings are not needed on the start-up path of other commands.
     """
-    from keepui_engine.flow_bindings import coerce_params
+    from keepui_engine.client.flow_bindings import coerce_params
 
     return coerce_params(raw)
 

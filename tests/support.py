@@ -11,7 +11,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from keepui_engine.config import DEFAULT_TOML
+from keepui_engine.core.config import DEFAULT_TOML
 
 FAKE_TOML = DEFAULT_TOML.replace('provider = "sentence-transformers"', 'provider = "fake"')
 

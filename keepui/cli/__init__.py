@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI and map failures to exit codes (never a traceback, never a silent exit)."""
     args = without_no_server(sys.argv[1:] if argv is None else argv)
     one_blas_thread()
-    from keepui_engine.private import use_private_umask
+    from keepui_engine.core.private import use_private_umask
 
     use_private_umask()  # every file keepui writes (store, WAL, logs, exports) is the user's
     code: int | None = None
@@ -69,7 +69,7 @@ def install_reporters() -> None:
     """Say on stderr what keeps the command waiting: "loading the embedding model…",
     "starting a server…", "replacing the server of STORE…" (a spinner on a terminal)."""
     from keepui.cli.spinner import StderrReporter
-    from keepui_engine import notices, owner
+    from keepui_engine.core import notices, owner
 
     owner.say = _say
     notices.reporter = StderrReporter()

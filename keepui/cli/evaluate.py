@@ -10,7 +10,8 @@ import typer
 from keepui.cli.options import JsonFlag
 from keepui.cli.output import emit_json, note, out
 from keepui.cli.spinner import BarReporter, PlainProgress
-from keepui_engine import EvalResult, UsageError, evaluate, notices, open_workbench, write_runs
+from keepui_engine import EvalResult, UsageError, evaluate, open_workbench, write_runs
+from keepui_engine.core import notices
 
 
 def eval_(

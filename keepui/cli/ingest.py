@@ -8,7 +8,8 @@ from typing import Any, BinaryIO
 
 from keepui.cli.output import emit_json, note, out
 from keepui.cli.spinner import BarReporter
-from keepui_engine import Interrupted, UsageError, load_settings, notices, open_workbench
+from keepui_engine import Interrupted, UsageError, load_settings, open_workbench
+from keepui_engine.core import notices
 
 MB = 1024 * 1024
 CHUNK = 1 << 20

@@ -18,13 +18,11 @@ from keepui.cli.remote import install_routing, run_command
 from keepui_engine import (
     UsageError,
     Workbench,
-    notices,
     open_workbench,
-    owner,
     start_local_postgres,
     stop_local_postgres,
-    wire,
 )
+from keepui_engine.core import notices, owner, wire
 
 
 def serve(

@@ -1,4 +1,4 @@
-"""The CLI's reporter for slow engine steps (keepui_engine.notices): one line on stderr, a
+"""The CLI's reporter for slow engine steps (keepui_engine.core.notices): one line on stderr, a
 spinner while it lasts when stderr is a terminal."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The CLI's fast path: an everyday command line, handed whole to the store's server.
 
 `keepui find|get|list|tag|del|context|reflect|now|stats|put NOTE` runs in the store's owner
-(`keepui serve`, started on demand: see keepui_engine.owner), which parses it with the same
+(`keepui serve`, started on demand: see keepui_engine.core.owner), which parses it with the same
 Typer CLI and sends back its stdout, stderr and exit code. This process imports no more than
 the socket client: no Typer, numpy, DuckDB or model.
 
@@ -38,7 +38,7 @@ FLAGS = {
 
 def run(args: list[str]) -> int | None:
     """Run the command in the store's owner; its exit code, or None to run it here."""
-    from keepui_engine import wire
+    from keepui_engine.core import wire
 
     if wire.no_server():
         return None
@@ -81,7 +81,7 @@ def run(args: list[str]) -> int | None:
 def _started(path: str) -> bool:
     """Start the store's owner (saying so on stderr); True once it answers."""
     from keepui.cli import install_reporters
-    from keepui_engine import owner
+    from keepui_engine.core import owner
 
     install_reporters()
     return bool(owner.ensure(path, _say))
@@ -91,7 +91,7 @@ def _replaced(path: str) -> bool:
     """Stop a server of another build or keepui.toml and start this one's; True when the new
     one answers. The workbench is never stopped for us."""
     from keepui.cli import install_reporters
-    from keepui_engine import owner
+    from keepui_engine.core import owner
 
     info = owner.hello(path) or {}
     if info.get("kind") not in ("auto", "serve"):
@@ -141,7 +141,7 @@ def _command_store(options: list[str]) -> str | None:
 def _positional_is_text(command: str, rest: list[str]) -> bool:
     """Whether the command's argument is plain text: not a path (existing or meant), a URL,
     standard input, nor anything this parser does not know (then the usual way decides)."""
-    from keepui_engine.pathlike import looks_like_path
+    from keepui_engine.core.pathlike import looks_like_path
 
     values, flags = VALUES[command], FLAGS[command]
     found: list[str] = []

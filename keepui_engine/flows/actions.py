@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from keepui_engine.errors import FlowError, UsageError
+from keepui_engine.core.errors import FlowError, UsageError
 from keepui_engine.flows.model import FlowDoc
 
 _WORD = re.compile(r"[a-z][a-z0-9-]{3,}")

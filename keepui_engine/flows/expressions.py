@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from keepui_engine.errors import FlowError
+from keepui_engine.core.errors import FlowError
 
 
 class _Missing:

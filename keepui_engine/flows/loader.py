@@ -8,7 +8,7 @@ import re
 from importlib import resources
 from typing import Any
 
-from keepui_engine.errors import FlowError
+from keepui_engine.core.errors import FlowError
 from keepui_engine.flows.expressions import compile_expr
 from keepui_engine.flows.model import STATUSES, FlowDoc, Rule
 

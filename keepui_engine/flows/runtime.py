@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from keepui_engine.errors import FlowError, KeepuiError, UsageError
+from keepui_engine.core.errors import FlowError, KeepuiError, UsageError
 from keepui_engine.flows.expressions import render, test
 from keepui_engine.flows.model import ActionCall, FlowDoc, FlowResult, FlowTick, Rule, RuleTrace
 

@@ -10,7 +10,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
 
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"

@@ -11,16 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from keepui_engine import interrupts
-from keepui_engine.errors import Interrupted, KeepuiError, StoreError, UsageError
+from keepui_engine.core import interrupts
+from keepui_engine.core.errors import Interrupted, KeepuiError, StoreError, UsageError
+from keepui_engine.core.inputs import is_url, local_path
+from keepui_engine.core.types import IngestEntry, IngestReport, PutSpec
 from keepui_engine.ingest import sources
-from keepui_engine.inputs import is_url, local_path
-from keepui_engine.types import IngestEntry, IngestReport, PutSpec
 
 if TYPE_CHECKING:
-    from keepui_engine.config import Settings
+    from keepui_engine.core.config import Settings
+    from keepui_engine.core.types import PutResult
     from keepui_engine.ingest.extracted import Extracted, Limits
-    from keepui_engine.types import PutResult
 
 Progress = Callable[[int, int, str], None]
 BATCH = 64

@@ -16,8 +16,8 @@ import shutil
 import subprocess
 from typing import Any
 
-from keepui_engine import interrupts
-from keepui_engine.errors import ProviderError
+from keepui_engine.core import interrupts
+from keepui_engine.core.errors import ProviderError
 from keepui_engine.ingest.extracted import Limits
 
 LANGUAGE = "eng"

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from keepui_engine.config import store_exists
-from keepui_engine.errors import NotFound, UsageError
-from keepui_engine.inputs import is_url, local_path, looks_like_path, split_address
+from keepui_engine.core.config import store_exists
+from keepui_engine.core.errors import NotFound, UsageError
+from keepui_engine.core.inputs import is_url, local_path, looks_like_path, split_address
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

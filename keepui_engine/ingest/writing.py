@@ -9,20 +9,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from keepui_engine import graph, inputs, interrupts
-from keepui_engine.errors import StoreError, UsageError
+from keepui_engine.core import inputs, interrupts
+from keepui_engine.core.errors import StoreError, UsageError
+from keepui_engine.core.inputs import content_hash, safe_yaml
+from keepui_engine.core.types import PutResult, PutSpec
 from keepui_engine.ingest import splitting
-from keepui_engine.inputs import content_hash, safe_yaml
 from keepui_engine.queue import after_write
-from keepui_engine.store import documents, structure
-from keepui_engine.store import parts as part_sql
-from keepui_engine.store.documents import Row
-from keepui_engine.types import PutResult, PutSpec
+from keepui_engine.store.tables import documents, structure
+from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables import parts as part_sql
+from keepui_engine.store.tables.documents import Row
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 
 def summarize(text: str, limit: int) -> str:
@@ -159,10 +160,7 @@ def hold(store: Any, ids: list[str], old: dict[str, Row]) -> None:
     them has another head now than when the writer read them (`old`)."""
     if not store.lock_ids(ids):
         return  # DuckDB: one writer at a time, nothing can have moved
-    now = store.con.execute(
-        "SELECT id, version FROM documents WHERE id IN (SELECT unnest($1))", [list(set(ids))]
-    ).fetchall()
-    if dict(now) != {i: r.version for i, r in old.items()}:
+    if documents.head_versions(store.con, ids) != {i: r.version for i, r in old.items()}:
         raise Stale
 
 
@@ -303,7 +301,7 @@ def commit(
         hashes += [p.content_hash for p in plan]
         texts += [p.text or p.summary for p in plan]
     documents.set_heads(con, {r.id: r.version for r in heads if r.version > 1})
-    from keepui_engine.store.postings import add_tail
+    from keepui_engine.store.tables.postings import add_tail
 
     all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
     passages = [False] * len(keys[0]) + [True] * (len(all_keys) - len(keys[0]))

@@ -1,6 +1,6 @@
 """Reading operations: a document, its versions and parts, lists and facets (on an open store).
 
-Each is called as `function(engine, **args)` through ops.registry; none writes, but `get`
+Each is called as `function(engine, **args)` through engine.registry; none writes, but `get`
 touches the document's access time (best effort)."""
 
 from __future__ import annotations
@@ -8,17 +8,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from keepui_engine import graph, inputs
-from keepui_engine.errors import NotFound, UsageError
-from keepui_engine.inputs import iso
+from keepui_engine.core import inputs
+from keepui_engine.core.errors import NotFound, UsageError
+from keepui_engine.core.inputs import iso
+from keepui_engine.core.types import Item, Part, Stats, VersionInfo
 from keepui_engine.search.ranking import public_tags
-from keepui_engine.store import documents, queries
-from keepui_engine.store import parts as part_sql
-from keepui_engine.types import Item, Part, VersionInfo
+from keepui_engine.store.tables import documents, queries
+from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables import parts as part_sql
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
-    from keepui_engine.store.documents import Row
+    from keepui_engine.ops.ports import Operations
+    from keepui_engine.store.tables.documents import Row
 
 SORTS = ("updated", "created", "accessed", "id")
 
@@ -101,7 +102,7 @@ def get(engine: Operations, address: str, offset: int | None = None) -> Item:
         return replace(whole, text=p.text, summary=p.summary, part=shown)
     head, row = resolve(engine, address, offset)
     now = engine.now()
-    from keepui_engine.store.readonly import try_write
+    from keepui_engine.store.duckdb.readonly import try_write
 
     # best effort: a get on a full disk or a read-only store still answers (issue 23)
     sql = "UPDATE documents SET accessed = $1 WHERE id = $2"
@@ -197,3 +198,18 @@ def facets(
     """Tag KEY -> VALUE -> count over current documents passing the filters (or `ids`)."""
     filters = inputs.parse_tag_args(tags, allow_bare=True)
     return queries.facets(engine.store.con, filters, _checked_any(any_tags), ids, prefix)
+
+
+def stats(engine: Operations) -> Stats:
+    """Counts of documents, versions and vectors, and the store's size."""
+    items, versions, vectors, system = queries.counts(engine.store.con)
+    return Stats(
+        str(engine.store.root),
+        items,
+        versions,
+        vectors,
+        engine.store.size_bytes(),
+        engine.embedder.name,
+        engine.embedder.dim,
+        system,
+    )

@@ -24,9 +24,10 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
 
-_TYPES = "keepui_engine.types"
+_TYPES = "keepui_engine.core.types"
+_TRANSFER = "keepui_engine.transfer"
 
 
 @dataclass(frozen=True)
@@ -73,20 +74,33 @@ class Op:
 
 def _engine(method: str, **kw: Any) -> Op:
     """An operation run by the Engine's method of the same name."""
-    return Op(method, f"keepui_engine.engine:Engine.{method}", **kw)
+    return Op(method, f"keepui_engine.ops.engine:Engine.{method}", **kw)
 
 
 def _reading(name: str, **kw: Any) -> Op:
     """An operation of ops/reading.py."""
-    return Op(name, f"keepui_engine.ops.reading:{name}", **kw)
+    return _op("reading", name, **kw)
 
 
-def _tuning(name: str, **kw: Any) -> Op:
-    """An operation of ops/tuning.py."""
-    return Op(name, f"keepui_engine.ops.tuning:{name}", **kw)
+def _op(module: str, name: str, target: str | None = None, **kw: Any) -> Op:
+    """An operation run by function `target` (default: its name) of keepui_engine.ops.MODULE."""
+    return Op(name, f"keepui_engine.ops.{module}:{target or name}", **kw)
 
 
 _QUERY = {"q": f"{_TYPES}:FindQuery"}
+
+
+def _finding(name: str) -> Op:
+    """A search that ranks documents for a FindQuery (its first call loads the model)."""
+    return _op(
+        "searching",
+        name,
+        result=f"{_TYPES}:FindResult",
+        inputs=_QUERY,
+        reads=True,
+        starts_owner=True,
+    )
+
 
 OPERATIONS: dict[str, Op] = {
     op.name: op
@@ -100,53 +114,72 @@ OPERATIONS: dict[str, Op] = {
             client_write=True,
             starts_owner=True,
         ),
-        _engine("tag", result=f"{_TYPES}:PutResult", client_write=True, starts_owner=True),
+        _op("writing", "tag", result=f"{_TYPES}:PutResult", client_write=True, starts_owner=True),
         _engine("delete", result=f"{_TYPES}:DeleteResult", client_write=True, starts_owner=True),
         _engine("reindex", result=f"{_TYPES}:Stats", self_checking=True),
-        _engine("import_page", client_write=True, starts_owner=True),
+        Op(
+            "import_page",
+            f"{_TRANSFER}.importing:import_items",
+            client_write=True,
+            starts_owner=True,
+        ),
         # reading
         _reading("get", result=f"{_TYPES}:Item", reads=True),
         _reading("history", result=f"{_TYPES}:VersionInfo", many=True, reads=True),
         _reading("parts", result=f"{_TYPES}:Part", many=True, reads=True),
         _reading("list_items", result=f"{_TYPES}:Item", many=True, reads=True),
         _reading("facets", reads=True),
-        _engine("stats", result=f"{_TYPES}:Stats", reads=True),
-        _engine("diff", result=f"{_TYPES}:VersionDiff", reads=True),
-        _engine("export_header", read_only_ok=True),  # its BM25 base read as it is
-        _engine("export_page", reads=True),
+        _op("reading", "stats", result=f"{_TYPES}:Stats", reads=True),
+        _op("diff", "diff", target="version_diff", result=f"{_TYPES}:VersionDiff", reads=True),
+        Op(
+            "export_header", f"{_TRANSFER}.exporting:header", read_only_ok=True
+        ),  # its BM25 base read as it is
+        Op("export_page", f"{_TRANSFER}.exporting:page", reads=True),
         # searching
-        _engine(
-            "find", result=f"{_TYPES}:FindResult", inputs=_QUERY, reads=True, starts_owner=True
-        ),
-        _engine(
-            "find_deep",
-            result=f"{_TYPES}:FindResult",
+        *(_finding(name) for name in ("find", "find_deep")),
+        _op(
+            "searching",
+            "why",
+            result="keepui_engine.search.why:WhyResult",
             inputs=_QUERY,
             reads=True,
-            starts_owner=True,
         ),
-        _engine("why", result="keepui_engine.search.why:WhyResult", inputs=_QUERY, reads=True),
-        _engine("related", reads=True, starts_owner=True),
-        _engine("reflect", reads=True, starts_owner=True),
-        _engine("record_search", result=f"{_TYPES}:SearchRecord", inputs=_QUERY),
-        _engine("searches", result=f"{_TYPES}:SearchRecord", many=True, reads=True),
-        _engine("judge", result="keepui_engine.search.judgments:Judgment", client_write=True),
-        _engine("unjudge", client_write=True),
-        _engine(
-            "judgments", result="keepui_engine.search.judgments:Judgment", many=True, reads=True
+        _op("searching", "related", reads=True, starts_owner=True),
+        _op("searching", "reflect", reads=True, starts_owner=True),
+        _op("searching", "record_search", result=f"{_TYPES}:SearchRecord", inputs=_QUERY),
+        _op("searching", "searches", result=f"{_TYPES}:SearchRecord", many=True, reads=True),
+        _op(
+            "searching",
+            "judge",
+            result="keepui_engine.search.judgments:Judgment",
+            client_write=True,
+        ),
+        _op("searching", "unjudge", client_write=True),
+        _op(
+            "searching",
+            "judgments",
+            result="keepui_engine.search.judgments:Judgment",
+            many=True,
+            reads=True,
         ),
         # tuning: judgments in bulk, and one retrieval fused many ways (ops/tuning.py)
-        _tuning("judge_many", client_write=True),
-        _tuning("sweep", reads=True, starts_owner=True),
+        _op("tuning", "judge_many", client_write=True),
+        _op("tuning", "sweep", reads=True, starts_owner=True),
         # the queue
-        _engine("work_once", starts_owner=True),
-        _engine("pending", reads=True),
-        _engine("pending_retry", client_write=True, starts_owner=True),
-        _engine("pending_purge"),
-        _engine("summarize", client_write=True, starts_owner=True),
-        _engine("analyze", client_write=True, starts_owner=True),
+        _op("queue", "work_once", starts_owner=True),
+        _op("queue", "pending", reads=True),
+        _op("queue", "pending_retry", client_write=True, starts_owner=True),
+        _op("queue", "pending_purge"),
+        _op("writing", "summarize", client_write=True, starts_owner=True),
+        _op("writing", "analyze", client_write=True, starts_owner=True),
         # the store itself
-        _engine("doctor", result="keepui_engine.doctor:DoctorReport", self_checking=True),
+        _op(
+            "doctor",
+            "doctor",
+            target="run",
+            result="keepui_engine.ops.doctor:DoctorReport",
+            self_checking=True,
+        ),
     )
 }
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from keepui_engine.core.search_configs import apply, check, configured
+from keepui_engine.core.types import FindQuery
 from keepui_engine.search import judgments
 from keepui_engine.search.finding import finish, retrieve
 from keepui_engine.search.retrieved import Retrieved, fused
-from keepui_engine.search_configs import apply, check, configured
-from keepui_engine.types import FindQuery
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 
 def judge_many(engine: Operations, rows: list[list[Any]]) -> dict[str, Any]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from keepui_engine.errors import ConfigError
+from keepui_engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from keepui_engine.config import Settings
+    from keepui_engine.core.config import Settings
     from keepui_engine.providers.base import Embedder
 
 EMBEDDERS = ("sentence-transformers", "fake")

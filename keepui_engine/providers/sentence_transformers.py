@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from keepui_engine import notices
-from keepui_engine.errors import ProviderError
+from keepui_engine.core import notices
+from keepui_engine.core.errors import ProviderError
 
 NUMPY_MAX_TEXTS = 8
 # Once torch is loaded it is faster than numpy for more than about this many characters in

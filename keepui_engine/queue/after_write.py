@@ -15,14 +15,13 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import FlowError
-from keepui_engine.queue import pending
-from keepui_engine.store import documents
+from keepui_engine.core.errors import FlowError
+from keepui_engine.store.tables import documents, pending
 
 if TYPE_CHECKING:
     from keepui_engine.flows.model import FlowDoc
-    from keepui_engine.ports import Operations
-    from keepui_engine.store.documents import Row
+    from keepui_engine.ops.ports import Operations
+    from keepui_engine.store.tables.documents import Row
 
 NAME = "after-write"
 DOC_ID = ".state/after-write"

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from keepui_engine.core.types import FindResult, Hit, _Serialisable
 from keepui_engine.search.pipeline import threshold
-from keepui_engine.types import FindResult, Hit, _Serialisable
 
 HEADER = (
     "The following context was retrieved from the knowledge base.\n"

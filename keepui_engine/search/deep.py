@@ -14,27 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import graph
-from keepui_engine.inputs import is_system_or_now
-from keepui_engine.store import documents, queries
-from keepui_engine.types import FindQuery, FindResult
+from keepui_engine.core.inputs import is_system_or_now
+from keepui_engine.core.types import FindQuery, FindResult
+from keepui_engine.store.tables import documents, queries
+from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables import keys as key_sql
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 PER_HIT = 3
 
 
 def head_keys(engine: Operations, ids: list[str]) -> dict[str, int]:
     """doc id -> the vector key of its current version's whole text."""
-    if not ids:
-        return {}
-    recs = engine.store.con.execute(
-        "SELECT doc_id, key FROM vector_keys WHERE doc_id IN (SELECT unnest($1)) "
-        "AND version = head AND part = 0",
-        [ids],
-    ).fetchall()
-    return {doc: key for doc, key in recs}
+    return key_sql.whole_text(engine.store.con, ids)
 
 
 def _visible(doc_id: str, row: queries.KeyRow | None = None) -> bool:

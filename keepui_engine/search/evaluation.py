@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
 
 MODES = ("dense", "bm25", "hybrid")
 METRICS = ("ndcg@10", "recall@100", "mrr@10")
@@ -273,7 +273,7 @@ def scratch_store(corpus: Path, model: str, split: tuple[int, int, int] | None =
             what a new store gets. A store made with other split settings has other parts,
             so it is never reused for these.
     """
-    from keepui_engine.config import Settings
+    from keepui_engine.core.config import Settings
 
     if split is None:
         st = Settings(store=Path())

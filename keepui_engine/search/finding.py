@@ -9,22 +9,23 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import inputs
-from keepui_engine.errors import UsageError
+from keepui_engine.core import inputs
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.gate import reader_opening
+from keepui_engine.core.search_configs import configured
+from keepui_engine.core.types import FindQuery, FindResult, Hit
 from keepui_engine.search import pipeline
 from keepui_engine.search.query_vector import query_vector
 from keepui_engine.search.ranking import TIE, excerpt, fuse
 from keepui_engine.search.retrieved import Retrieved, fused, similarities, whole_texts
-from keepui_engine.search_configs import configured
-from keepui_engine.store import parts as part_sql
-from keepui_engine.store import queries
-from keepui_engine.store.catalog import KeyCatalog
-from keepui_engine.types import FindQuery, FindResult, Hit
-from keepui_engine.work.gate import reader_opening
+from keepui_engine.store.tables import documents, pending, queries
+from keepui_engine.store.tables import keys as key_sql
+from keepui_engine.store.tables import parts as part_sql
+from keepui_engine.store.tables.catalog import KeyCatalog
 
 if TYPE_CHECKING:
-    from keepui_engine.config import Settings
-    from keepui_engine.ports import Operations
+    from keepui_engine.core.config import Settings
+    from keepui_engine.ops.ports import Operations
 
 MODES = ("dense", "bm25", "hybrid")
 FUSIONS = ("score", "share", "rrf")
@@ -98,10 +99,7 @@ def retrieve(
         allowed = then if allowed is None else np.intersect1d(allowed, then)
         now = min(now, moment)  # recency as it was then
         notes.append(f"as of {inputs.iso(moment)}: the versions current then")
-    rebuilding = con.execute(
-        "SELECT count(*) FROM pending WHERE task = 'reindex' AND state IN ('queued', 'running')"
-    ).fetchone()
-    if rebuilding and rebuilding[0]:
+    if pending.rebuilding(con):
         notes.append("the index is being rebuilt (keepui reindex): results may be incomplete")
     if allowed is not None and len(allowed) == 0:
         notes.append(_nothing_passes(con, filters, (q.since, t0), (q.until, t1), current))
@@ -176,13 +174,7 @@ def _documents(
     k = fetch
     while True:
         keys, scores = search(k)
-        if catalog is not None:
-            recs = catalog.lookup(keys)
-        else:
-            recs = con.execute(
-                "SELECT key, doc_id, version, head FROM vector_keys WHERE key = ANY($1)",
-                [keys.tolist()],
-            ).fetchall()
+        recs = catalog.lookup(keys) if catalog is not None else key_sql.rows(con, keys.tolist())
         where = {r[0]: (r[1], r[2]) for r in recs if not current or r[2] == r[3]}
         found = len({d for d, _ in where.values()})
         if found >= fetch or len(keys) < k:
@@ -306,12 +298,7 @@ def _mark_archived(
         if h.version and h.id in head_of:
             head = head_of[h.id]
             number = head - h.version
-            rec = engine.store.con.execute(
-                "SELECT (SELECT content_hash FROM versions WHERE id = $1 AND version = $2) "
-                "= (SELECT content_hash FROM documents WHERE id = $1)",
-                [h.id, number],
-            ).fetchone()
-            same = bool(rec and rec[0])
+            same = documents.same_text_as_head(engine.store.con, h.id, number)
             h = replace(h, archived={"version": number, "of": head, "text_differs": not same})
         out.append(h)
     return out

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import NotFound, UsageError
-from keepui_engine.inputs import iso
-from keepui_engine.types import _Serialisable
+from keepui_engine.core.errors import NotFound, UsageError
+from keepui_engine.core.inputs import iso
+from keepui_engine.core.types import _Serialisable
+from keepui_engine.store.tables import judgments as table
 
 if TYPE_CHECKING:
     import duckdb
@@ -62,12 +63,10 @@ def record(con: duckdb.DuckDBPyConnection, query: str, doc_id: str, grade: int) 
             f"--grade {grade}: give 0 (not relevant), 1 (somewhat), 2 (relevant) or 3 (the answer)."
         )
     text = normalise(query)
-    if not con.execute("SELECT 1 FROM documents WHERE id = $1", [doc_id]).fetchone():
+    if not table.has_document(con, doc_id):
         raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
     now = datetime.now(UTC).replace(tzinfo=None)
-    con.execute(
-        "INSERT OR REPLACE INTO judgments VALUES ($1, $2, $3, $4)", [text, doc_id, grade, now]
-    )
+    table.upsert(con, text, doc_id, grade, now)
     return Judgment(text, doc_id, grade, iso(now), qid(text))
 
 
@@ -89,34 +88,22 @@ def record_many(
             )
         checked.append((normalise(query), str(doc_id), int(grade)))
     ids = sorted({d for _, d, _ in checked})
-    stored = {
-        r[0]
-        for r in con.execute(
-            "SELECT id FROM documents WHERE id IN (SELECT unnest($1))", [ids]
-        ).fetchall()
-    }
+    stored = table.documents_of(con, ids)
     now = datetime.now(UTC).replace(tzinfo=None)
     kept = [(q, d, g) for q, d, g in checked if d in stored]
     for q, d, g in kept:
-        con.execute("INSERT OR REPLACE INTO judgments VALUES ($1, $2, $3, $4)", [q, d, g, now])
+        table.upsert(con, q, d, g, now)
     return len(kept), [d for d in ids if d not in stored]
 
 
 def remove(con: duckdb.DuckDBPyConnection, query: str, doc_id: str) -> bool:
     """Forget a judgment; whether there was one."""
-    text = normalise(query)
-    found = con.execute(
-        "DELETE FROM judgments WHERE query = $1 AND id = $2 RETURNING 1", [text, doc_id]
-    ).fetchall()
-    return bool(found)
+    return table.delete(con, normalise(query), doc_id)
 
 
 def listing(con: duckdb.DuckDBPyConnection, query: str | None = None) -> list[Judgment]:
     """Judgments, by query then id (one query's only, when given)."""
-    where, params = ("WHERE query = $1", [normalise(query)]) if query is not None else ("", [])
-    recs = con.execute(
-        f"SELECT query, id, grade, judged_at FROM judgments {where} ORDER BY query, id", params
-    ).fetchall()
+    recs = table.rows(con, None if query is None else normalise(query))
     return [Judgment(q, d, g, iso(w), qid(q)) for q, d, g, w in recs]
 
 

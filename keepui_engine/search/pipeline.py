@@ -11,13 +11,13 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
 from keepui_engine.search.ranking import decay_factor
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from keepui_engine.types import Hit
+    from keepui_engine.core.types import Hit
 
 RERANKS = ("relevance", "recency", "mix")
 

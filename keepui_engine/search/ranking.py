@@ -6,13 +6,13 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.inputs import iso
-from keepui_engine.types import Hit, Tags
+from keepui_engine.core.inputs import iso
+from keepui_engine.core.types import Hit, Tags
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from keepui_engine.store.queries import KeyRow
+    from keepui_engine.store.tables.queries import KeyRow
 
 
 def decay_factor(updated: datetime, now: datetime, half_life_days: float) -> float:

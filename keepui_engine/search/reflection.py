@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.types import _Serialisable
 from keepui_engine.providers.summary.candidates import candidates
-from keepui_engine.types import _Serialisable
 
 KINDS = ("summary", "key-points")
 SUMMARY_SENTENCES = 3

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from keepui_engine.config import Settings
-    from keepui_engine.ports import Operations
+    from keepui_engine.core.config import Settings
+    from keepui_engine.core.types import FindQuery, FindResult, Hit
+    from keepui_engine.ops.ports import Operations
     from keepui_engine.search.ranking import Channel
-    from keepui_engine.store.queries import KeyRow
-    from keepui_engine.types import FindQuery, FindResult, Hit
+    from keepui_engine.store.tables.queries import KeyRow
 
 
 @dataclass(frozen=True)

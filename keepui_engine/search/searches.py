@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from keepui_engine.errors import UsageError
-from keepui_engine.inputs import iso
-from keepui_engine.types import FindQuery, ResultComparison, SearchRecord
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.inputs import iso
+from keepui_engine.core.types import FindQuery, ResultComparison, SearchRecord
+from keepui_engine.store.tables import searches as table
 
 if TYPE_CHECKING:
     from keepui_engine.store.protocol import Backend
@@ -31,13 +31,8 @@ def record(store: Backend, q: FindQuery, ids: list[str]) -> SearchRecord:
     """
     at = _now()
     with store.transaction():
-        got = store.con.execute(
-            "INSERT INTO searches (ran_at, query, params, result_ids) "
-            "VALUES ($1, $2, $3::JSON, $4::JSON) RETURNING id",
-            [at, q.query, json.dumps(q.to_dict()), json.dumps(list(ids))],
-        ).fetchone()
-    assert got is not None
-    return SearchRecord(int(got[0]), iso(at), q, list(ids))
+        got = table.insert(store.con, at, q.query, q.to_dict(), list(ids))
+    return SearchRecord(got, iso(at), q, list(ids))
 
 
 def recent(store: Backend, limit: int = 100) -> list[SearchRecord]:
@@ -52,12 +47,9 @@ def recent(store: Backend, limit: int = 100) -> list[SearchRecord]:
     """
     if limit < 1:
         raise UsageError(f"limit {limit}: give a number of 1 or more.")
-    rows = store.con.execute(
-        "SELECT id, ran_at, params, result_ids FROM searches ORDER BY id DESC LIMIT $1", [limit]
-    ).fetchall()
     return [
-        SearchRecord(int(r[0]), iso(r[1]), FindQuery.from_dict(json.loads(r[2])), json.loads(r[3]))
-        for r in rows
+        SearchRecord(key, iso(at), FindQuery.from_dict(params), ids)
+        for key, at, params, ids in table.latest(store.con, limit)
     ]
 
 

@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import inputs
-from keepui_engine.errors import NotFound
+from keepui_engine.core import inputs
+from keepui_engine.core.errors import NotFound
+from keepui_engine.core.types import FindQuery
 from keepui_engine.search.finding import find
 from keepui_engine.search.ranking import address, lift
-from keepui_engine.store import queries
-from keepui_engine.types import FindQuery
+from keepui_engine.store.tables import keys as key_sql
+from keepui_engine.store.tables import queries
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 DEPTH = 1000
 
@@ -61,12 +62,7 @@ class WhyResult:
 def why(engine: Operations, q: FindQuery, doc_id: str) -> WhyResult:
     """Explain where `doc_id` stands for a query under the given filters and limit."""
     con = engine.store.con
-    doc_keys = {
-        int(k)
-        for (k,) in con.execute(
-            "SELECT key FROM vector_keys WHERE doc_id = $1", [doc_id]
-        ).fetchall()
-    }
+    doc_keys = {int(k) for k in key_sql.of_document(con, doc_id)}
     if not doc_keys:
         raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
     query, tags, limit, since, until = q.query, q.tags, q.limit, q.since, q.until

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from keepui_engine.store.fulltext import Tokenizer
+    from keepui_engine.store.tables.bm25_stats import Tokenizer
 
 
 @runtime_checkable

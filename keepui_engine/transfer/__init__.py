@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine.errors import Interrupted, UsageError
+from keepui_engine.core.errors import Interrupted, UsageError
+from keepui_engine.core.types import _Serialisable
 from keepui_engine.transfer.records import dumps, parse, wire
-from keepui_engine.types import _Serialisable
 
 if TYPE_CHECKING:
-    from keepui_engine.api import Workbench
+    from keepui_engine.client.workbench import Workbench
 
 EXPORT_PAGE = 256
 IMPORT_BATCH = 256

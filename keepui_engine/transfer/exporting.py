@@ -6,28 +6,20 @@ import json
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine import graph
-from keepui_engine.inputs import iso
-from keepui_engine.store import documents
-from keepui_engine.store.documents import COLS, _row
+from keepui_engine.core.inputs import iso
+from keepui_engine.store.tables import documents
+from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables import parts as part_sql
 from keepui_engine.transfer.records import FORMAT, FORMAT_VERSION, INCLUDES, encode_vector
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
-
-_SYSTEM = " AND NOT starts_with(id, '.')"
-
-
-def _where(include: dict[str, bool]) -> str:
-    return "" if include.get("system") else _SYSTEM
+    from keepui_engine.ops.ports import Operations
 
 
 def header(engine: Operations, include: dict[str, bool]) -> dict[str, Any]:
     """The first line: format, its version, the embedding model, the item count, options."""
     engine.settle()  # the store answers as its import will (derived data only)
-    (count,) = engine.store.con.execute(
-        f"SELECT count(*) FROM documents WHERE true{_where(include)}"
-    ).fetchone() or (0,)
+    count = documents.count(engine.store.con, bool(include.get("system")))
     head: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -47,30 +39,17 @@ def page(
 ) -> list[dict[str, Any]]:
     """Up to `limit` items whose id sorts after `after`, as export records."""
     con = engine.store.con
-    recs = con.execute(
-        f"SELECT {COLS} FROM documents WHERE id > $1{_where(include)} ORDER BY id LIMIT $2",
-        [after or "", limit],
-    ).fetchall()
-    heads = [_row(r) for r in recs]
+    heads = documents.page(con, after or "", limit, bool(include.get("system")))
     if not heads:
         return []
     ids = [h.id for h in heads]
     versions: dict[str, list[Any]] = defaultdict(list)
     if include.get("versions"):
-        for r in con.execute(
-            "SELECT id, version, text, summary, tags, sys, content_hash, updated FROM versions "
-            "WHERE id IN (SELECT unnest($1)) ORDER BY id, version",
-            [ids],
-        ).fetchall():
+        for r in documents.versions_of(con, ids):
             versions[r[0]].append(r)
     parts: dict[str, list[Any]] = defaultdict(list)
     if include.get("parts"):
-        for r in con.execute(
-            "SELECT p.id, p.version, p.part, p.kind, p.title, p.position, p.text, p.summary, "
-            "p.content_hash FROM parts p WHERE p.id IN (SELECT unnest($1)) "
-            "ORDER BY p.id, p.version, p.part",
-            [ids],
-        ).fetchall():
+        for r in part_sql.export_rows(con, ids):
             parts[r[0]].append(r)
     out = []
     for head in heads:

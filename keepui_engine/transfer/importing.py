@@ -18,17 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from keepui_engine import graph
-from keepui_engine.queue import pending
-from keepui_engine.store import documents
-from keepui_engine.store import parts as part_sql
-from keepui_engine.store.documents import Row
-from keepui_engine.store.postings import add_tail
+from keepui_engine.core.types import PutSpec
+from keepui_engine.store.tables import documents, pending
+from keepui_engine.store.tables import edges as graph
+from keepui_engine.store.tables import parts as part_sql
+from keepui_engine.store.tables.documents import Row
+from keepui_engine.store.tables.postings import add_tail
 from keepui_engine.transfer.records import unwire
-from keepui_engine.types import PutSpec
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 MODES = ("merge", "replace")
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from keepui_engine.errors import KeepuiError
-from keepui_engine.inputs import anonymous_id, check_id, content_hash, iso
+from keepui_engine.core.errors import KeepuiError
+from keepui_engine.core.inputs import anonymous_id, check_id, content_hash, iso
 
 FORMAT = "keepui-export"
 FORMAT_VERSION = 1

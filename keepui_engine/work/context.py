@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from keepui_engine.store.tables import documents
+from keepui_engine.store.tables import keys as key_sql
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -40,31 +43,22 @@ def context_for(
     con: duckdb.DuckDBPyConnection, index: VectorSearch, doc_id: str, top: int = TOP
 ) -> list[str]:
     """Summaries of the items most similar to `doc_id` among those sharing its user tags."""
-    row = con.execute("SELECT tags FROM documents WHERE id = $1", [doc_id]).fetchone()
-    if row is None:
+    tags = documents.tags_of(con, doc_id)
+    if tags is None:
         return []
-    mine = tag_pairs(json.loads(row[0]))
+    mine = tag_pairs(json.loads(tags))
     if not mine:
         return []
     shared: dict[str, int] = {}
     summaries: dict[str, str] = {}
-    for other, tags, summary in con.execute(
-        "SELECT id, tags, summary FROM documents WHERE id <> $1", [doc_id]
-    ).fetchall():
-        n = len(mine & tag_pairs(json.loads(tags)))
+    for other, theirs, summary in documents.others_tags(con, doc_id):
+        n = len(mine & tag_pairs(json.loads(theirs)))
         if n:
             shared[other], summaries[other] = n, summary
     if not shared:
         return []
     ids = [doc_id, *shared]
-    keys = {
-        d: k
-        for d, k in con.execute(
-            "SELECT doc_id, key FROM vector_keys WHERE part = 0 AND version = head "
-            "AND list_contains($1, doc_id)",
-            [ids],
-        ).fetchall()
-    }
+    keys = key_sql.whole_text(con, ids)
     if doc_id not in keys:
         return []
     order = [d for d in ids if d in keys]

@@ -8,13 +8,12 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from keepui_engine import interrupts
-from keepui_engine.inputs import iso
-from keepui_engine.queue import pending
-from keepui_engine.store.pg_sql import dialect
+from keepui_engine.core import interrupts
+from keepui_engine.core.inputs import iso
+from keepui_engine.store.tables import dialect, pending
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
+    from keepui_engine.ops.ports import Operations
 
 
 def _now() -> datetime:
@@ -120,13 +119,10 @@ def report(engine: Operations, doc_id: str | None = None) -> dict[str, Any]:
     failures = pending.listing(con, ("failed", "dead"), doc_id)
     now = _now()
     nxt = pending.next_runnable(con)
-    runnable = con.execute(
-        "SELECT count(*) FROM pending WHERE state IN ('queued', 'failed') AND run_after <= $1",
-        [now],
-    ).fetchone()
+    runnable = pending.runnable_count(con, now)
     return {
         "counts": pending.counts(con),
-        "runnable": int(runnable[0]) if runnable else 0,
+        "runnable": runnable,
         "next_attempt": iso(nxt) if nxt is not None and nxt > now else None,
         "failures": [_entry(t) for t in failures],
         "running": [_entry(t) for t in pending.listing(con, ("running",), doc_id)],

@@ -11,21 +11,21 @@ lets go, computes, and writes only if the document is still the one it read (`_u
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from keepui_engine.core.gate import outside
 from keepui_engine.ingest.splitting import blocks_from_parts
-from keepui_engine.store import documents, structure
-from keepui_engine.store import parts as part_sql
-from keepui_engine.work.gate import outside
+from keepui_engine.store.tables import documents, structure
+from keepui_engine.store.tables import keys as key_sql
+from keepui_engine.store.tables import parts as part_sql
 
 if TYPE_CHECKING:
-    from keepui_engine.ports import Operations
-    from keepui_engine.queue.pending import Task
-    from keepui_engine.store.documents import Row
+    from keepui_engine.ops.ports import Operations
+    from keepui_engine.store.tables.documents import Row
+    from keepui_engine.store.tables.pending import Task
 
 
 def _head(engine: Operations, task: Task) -> Row | None:
@@ -67,14 +67,8 @@ def summarize(engine: Operations, task: Task) -> str:
     with engine.store.transaction():
         if not _unchanged(engine, head):
             return "stale"
-        con.execute(
-            "UPDATE documents SET summary = $3 WHERE id = $1 AND version = $2",
-            [head.id, head.version, summary],
-        )
-        con.execute(
-            "UPDATE vector_keys SET summary = $3 WHERE doc_id = $1 AND version = $2 AND part = 0",
-            [head.id, head.version, summary],
-        )
+        documents.set_summary(con, head.id, head.version, summary)
+        key_sql.set_summary(con, head.id, head.version, summary)
     return f"summarized by {summarizer.name}" + (f" with {len(context)} related" if context else "")
 
 
@@ -104,9 +98,9 @@ def analyze_doc(
     structure table), else paragraphs and Markdown headings of the text. Skipped when the text
     and the split settings are the ones last analyzed (`_analyzed_hash`) unless `force`.
     """
+    from keepui_engine.core.types import PutSpec
     from keepui_engine.ingest.writing import analysis_key, plan_parts
-    from keepui_engine.store.postings import add_tail, drop_tail
-    from keepui_engine.types import PutSpec
+    from keepui_engine.store.tables.postings import add_tail, drop_tail
 
     con = engine.store.con
     head = documents.heads(con, [doc_id]).get(doc_id)
@@ -140,7 +134,7 @@ def analyze_doc(
         if record is not None:
             structure.save(con, [(head.id, h, head.text, record)])
         sys = {**head.sys, "_analyzed_hash": done}
-        con.execute("UPDATE documents SET sys = $2::JSON WHERE id = $1", [head.id, json.dumps(sys)])
+        documents.set_sys(con, head.id, sys)
         keys = part_sql.new_keys(con, head.with_(sys=sys), rows, engine.embedder.name)
         add_tail(
             con, keys.tolist(), [t for _, t in plan], engine.fulltext.tokenize, [True] * len(keys)
@@ -170,12 +164,7 @@ def embed_all(engine: Operations, doc_id: str) -> str:
     """Embed what lacks a vector of every version and part of a document, and index it."""
     con = engine.store.con
     name, dim = engine.embedder.name, engine.embedder.dim
-    recs = con.execute(
-        "SELECT text, summary, content_hash FROM documents WHERE id = $1 UNION ALL "
-        "SELECT text, summary, content_hash FROM versions WHERE id = $1 UNION ALL "
-        "SELECT text, summary, content_hash FROM parts WHERE id = $1",
-        [doc_id],
-    ).fetchall()
+    recs = documents.texts_of(con, doc_id)
     if not recs:
         return "stale"
     texts = {h: t or s for t, s, h in recs}
@@ -189,8 +178,7 @@ def embed_all(engine: Operations, doc_id: str) -> str:
         with engine.store.transaction():
             documents.store_vectors(con, fresh, name)
         cached.update(fresh)
-    keys = con.execute("SELECT key FROM vector_keys WHERE doc_id = $1", [doc_id]).fetchnumpy()
-    absent = engine.store.index.missing(keys["key"])
+    absent = engine.store.index.missing(key_sql.of_document(con, doc_id))
     got_keys, got_vecs = documents.vectors_for_keys(con, absent, name)
     if len(got_keys):
         engine.store.index_add(got_keys, got_vecs)
@@ -208,8 +196,8 @@ def links(engine: Operations, task: Task) -> str:
     that names nothing gets a stub item; a URL only links to an item stored under it)."""
     from datetime import UTC, datetime
 
-    from keepui_engine import graph
     from keepui_engine.queue.after_write import mentions
+    from keepui_engine.store.tables import edges as graph
 
     head = _head(engine, task)
     if head is None:

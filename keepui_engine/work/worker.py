@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from keepui_engine.work.gate import Abandoned
+from keepui_engine.core.gate import Abandoned
 
 Step = Callable[[str, list[str]], "dict[str, Any] | None"]
 BACKGROUND_NICE = 10

@@ -10,7 +10,7 @@ import pytest
 from keepui.cli import main
 from keepui.cli.diff import parse_version, unified
 from keepui_engine import UsageError, open_workbench
-from keepui_engine.diff import diff_texts
+from keepui_engine.ops.diff import diff_texts
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from support import make_fake_store
 
-from keepui_engine import open_workbench, owner, wire
+from keepui_engine import open_workbench
+from keepui_engine.core import owner, wire
 
 
 def wait_for(condition, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]

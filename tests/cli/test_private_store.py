@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from support import make_fake_store, run_cli
 
-from keepui_engine import StoreError, open_workbench, server
+from keepui_engine import StoreError, open_workbench
+from keepui_engine.core import server
 
 NOBODY = 65534
 as_root = pytest.mark.skipif(

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from keepui_engine import open_workbench
-from keepui_engine.server import is_up, socket_path
+from keepui_engine.core.server import is_up, socket_path
 
 
 def keepui(*args: str) -> list[str]:

@@ -14,7 +14,7 @@ from support import make_fake_store
 
 from keepui_engine import Workbench, open_workbench
 from keepui_engine.ingest.splitting import Block, blocks_from_parts, split
-from keepui_engine.store import structure
+from keepui_engine.store.tables import structure
 
 DOCS = Path(__file__).resolve().parents[3] / "shared" / "data" / "docs"
 needs_docs = pytest.mark.skipif(

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keepui_engine import FindQuery, Workbench
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.types import FindResult, Hit
 from keepui_engine.search.context import (
     HEADER,
     ContextResult,
@@ -19,7 +20,6 @@ from keepui_engine.search.context import (
     marker,
     sentence_ends,
 )
-from keepui_engine.types import FindResult, Hit
 
 
 def hit(doc: str, score: float, matched: str | None = None) -> Hit:

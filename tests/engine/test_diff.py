@@ -9,13 +9,20 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import NotFound, VersionDiff, Workbench, open_workbench
-from keepui_engine.diff import PAIR_CELLS, PAIR_WORK, diff_lines, diff_texts, pair_lines, word_spans
+from keepui_engine.ops.diff import (
+    PAIR_CELLS,
+    PAIR_WORK,
+    diff_lines,
+    diff_texts,
+    pair_lines,
+    word_spans,
+)
 
 
 @pytest.fixture
 def compared(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry per pair of lines compared for pairing (the diff's work, counted)."""
-    import keepui_engine.diff as diff_module
+    import keepui_engine.ops.diff as diff_module
 
     calls: list[int] = []
     similar = diff_module._similar

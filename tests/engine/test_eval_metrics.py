@@ -11,7 +11,7 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import UsageError
-from keepui_engine.beir import evaluate
+from keepui_engine.client.beir import evaluate
 from keepui_engine.search.evaluation import (
     beir_files,
     mrr_at,

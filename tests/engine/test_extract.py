@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
 from keepui_engine.ingest.extract import extract
 from keepui_engine.ingest.extracted import DOCX, PPTX, Extracted, ExtractError, Limits, sniff
 from keepui_engine.ingest.ocr import ocr_available, ocr_image, ocr_pdf_pages
@@ -362,7 +362,7 @@ def test_ocr_reads_an_image(mode: str, fmt: str) -> None:
 
 
 def test_ocr_unavailable_is_a_provider_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from keepui_engine.errors import ProviderError
+    from keepui_engine.core.errors import ProviderError
 
     monkeypatch.setenv("PATH", "")
     assert not ocr_available()

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from support import FAKE_TOML, grey_png
 
-from keepui_engine.config import load_settings
-from keepui_engine.config_values import BadNumber
-from keepui_engine.errors import UsageError
+from keepui_engine.client.settings import load_settings
+from keepui_engine.core.config_values import BadNumber
+from keepui_engine.core.errors import UsageError
+from keepui_engine.core.inputs import local_path, parse_moment, parse_time, source_kind
 from keepui_engine.ingest.extract import extract
 from keepui_engine.ingest.extracted import BinaryFile, Extracted, ExtractError, Limits
 from keepui_engine.ingest.formats.html_bounds import MAX_ATTRIBUTES, cap_attributes
-from keepui_engine.inputs import local_path, parse_moment, parse_time, source_kind
 
 
 def crowded_tag(attributes: int, style: str = "valued") -> str:

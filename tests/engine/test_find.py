@@ -10,7 +10,7 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import FindQuery, PutSpec, StoreError, UsageError, Workbench, open_workbench
-from keepui_engine import engine as engine_mod
+from keepui_engine.ops import engine as engine_mod
 from keepui_engine.providers.fake import FakeEmbedder
 
 
@@ -239,7 +239,7 @@ def test_the_key_catalog_follows_every_write(tmp_path: Path) -> None:
     """An owner keeps every key's document and versions in memory between writes: after a
     put, a new version, a delete and a purge it equals the table, and finds name the current
     versions only (a stale catalog would keep the purged document or the old version)."""
-    from keepui_engine.store.catalog import KeyCatalog
+    from keepui_engine.store.tables.catalog import KeyCatalog
 
     store = make_fake_store(tmp_path / "s")
     with open_workbench(store, own=True) as wb:

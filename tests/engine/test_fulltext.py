@@ -8,7 +8,7 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import PutSpec, Workbench, open_workbench
-from keepui_engine.store import fulltext as ft
+from keepui_engine.store.duckdb import fulltext as ft
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_tail_and_rebuilt_base_score_alike(wb: Workbench, backend: str) -> None:
     assert [d for d, _ in before][:2] == ["t0", "t5"] or [d for d, _ in before][0] == "t0"
     engine = wb._engine  # noqa: SLF001 - force a base rebuild to compare the two paths
     assert engine is not None
-    from keepui_engine.store import documents
+    from keepui_engine.store.tables import documents
 
     keys, texts = documents.texts_for_keys(engine.store.con)
     engine.fulltext.rebuild(keys, texts)
@@ -77,7 +77,7 @@ def test_no_stale_hits_after_delete_revert_and_purge(
         wb.put("another pelican story", id="q")
         if rebuild:
             engine = wb._engine  # noqa: SLF001
-            from keepui_engine.store import documents
+            from keepui_engine.store.tables import documents
 
             engine.fulltext.rebuild(*documents.texts_for_keys(engine.store.con))  # type: ignore[union-attr]
         assert _bm25(wb, "zebra") == []  # archived: only --history finds it
@@ -179,7 +179,7 @@ def test_a_word_counts_once_per_document_and_passages_keep_their_own_length(
     idf = engine.fulltext.idf
     assert idf("quinoa")[0] == pytest.approx(idf("saffron")[0])
     before = _bm25(wb, "quinoa minutes saffron")
-    from keepui_engine.store import documents
+    from keepui_engine.store.tables import documents
 
     engine.fulltext.rebuild(*documents.texts_for_keys(engine.store.con))
     assert idf("quinoa")[0] == pytest.approx(idf("saffron")[0])
@@ -193,7 +193,7 @@ def test_restat_recovers_term_counts_exactly() -> None:
     bm25s = pytest.importorskip("bm25s")
     import numpy as np
 
-    from keepui_engine.store import bm25_stats
+    from keepui_engine.store.tables import bm25_stats
 
     tokens = [["a"] * 7 + ["b"], ["a", "c"] * 40, ["b"] * 300 + ["c"], ["c"]]
     lengths = np.asarray([len(t) for t in tokens], np.float64)
@@ -236,7 +236,7 @@ def test_cached_statistics_follow_every_write_and_ignore_a_rolled_back_one(
             _bm25(wb, query)  # fills the caches
             assert list(cached.idf(query)) == pytest.approx(list(fresh.idf(query)))
             assert cached._kinds() == fresh._kinds()  # noqa: SLF001
-        from keepui_engine.store.postings import add_tail
+        from keepui_engine.store.tables.postings import add_tail
 
         before = _bm25(wb, query)
         with pytest.raises(RuntimeError), engine.store.transaction():

@@ -12,7 +12,7 @@ import numpy as np
 
 from keepui_engine import FindQuery, PutSpec, Workbench
 from keepui_engine.search.ranking import fuse
-from keepui_engine.store.queries import KeyRow
+from keepui_engine.store.tables.queries import KeyRow
 
 FILLER = [
     "The committee reviewed the quarterly figures and agreed on the schedule.",

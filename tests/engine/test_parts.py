@@ -7,7 +7,7 @@ import pytest
 from keepui_engine import FindResult, Hit, NotFound, Workbench
 from keepui_engine.ingest.splitting import Block, split
 from keepui_engine.search.ranking import excerpt
-from keepui_engine.store.parts import span_of
+from keepui_engine.store.tables.parts import span_of
 
 
 def words(n: int, stem: str) -> str:

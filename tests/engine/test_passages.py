@@ -8,7 +8,8 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import PutSpec, open_workbench
-from keepui_engine.config import Settings, load_settings
+from keepui_engine.client.settings import load_settings
+from keepui_engine.core.config import Settings
 from keepui_engine.ingest.splitting import split, windows
 from keepui_engine.search.evaluation import scratch_store
 

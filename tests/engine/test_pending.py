@@ -10,8 +10,8 @@ import pytest
 from support import break_summarizer, make_fake_store
 
 from keepui_engine import Workbench, open_workbench
-from keepui_engine.queue import pending
-from keepui_engine.store.schema import migrate
+from keepui_engine.store.duckdb.schema import migrate
+from keepui_engine.store.tables import pending
 
 T0 = datetime(2026, 11, 22, 12, 0, 0)
 

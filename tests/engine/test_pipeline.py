@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from keepui_engine import FindQuery, UsageError, Workbench
-from keepui_engine import engine as engine_mod
+from keepui_engine.core.types import Hit
+from keepui_engine.ops import engine as engine_mod
 from keepui_engine.search import pipeline
-from keepui_engine.types import Hit
 
 
 def _at(monkeypatch: pytest.MonkeyPatch, when: datetime) -> None:

@@ -18,7 +18,7 @@ from support import make_fake_store
 
 import keepui_engine.providers.summary as summary_module
 from keepui_engine import Workbench, open_workbench
-from keepui_engine.work.gate import Gate
+from keepui_engine.core.gate import Gate
 from keepui_engine.work.worker import BACKGROUND_NICE, WorkerThread
 
 WAIT_S, V1, V2, SUMMARY = support.WAIT_S, support.AUTH_V1, support.AUTH_V2, support.AUTH_SUMMARY

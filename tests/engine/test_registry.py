@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from support import make_fake_store
 
-from keepui_engine import UsageError, open_workbench, server
+from keepui_engine import UsageError, open_workbench
+from keepui_engine.core import server
 from keepui_engine.ops import registry
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,10 +12,10 @@ import pytest
 from support import make_fake_store
 
 from keepui_engine import ConfigError, UsageError, open_workbench
-from keepui_engine.config import load_settings
-from keepui_engine.config_values import BadNumber
+from keepui_engine.client.settings import load_settings
+from keepui_engine.core.config_values import BadNumber
+from keepui_engine.core.search_configs import changes, configured, limit_of, names, save
 from keepui_engine.search import fusion
-from keepui_engine.search_configs import changes, configured, limit_of, names, save
 
 
 def _store(tmp_path: Path, extra: str) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from keepui_engine.store import Store
+from keepui_engine.store.duckdb.store import Store
 from keepui_engine.store.protocol import Backend, FullTextChannel, RebuiltFullText, VectorSearch
 
 
@@ -22,7 +22,7 @@ def test_the_duckdb_store_is_a_backend(tmp_path: Path) -> None:
 
 
 def test_the_postgres_store_is_a_backend(pg_url: str) -> None:
-    from keepui_engine.store.postgres import PgStore
+    from keepui_engine.store.postgres.store import PgStore
 
     store = PgStore(pg_url, "fake", 8)
     try:

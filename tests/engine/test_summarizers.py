@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from keepui_engine.errors import ConfigError, ProviderError
+from keepui_engine.core.errors import ConfigError, ProviderError
 from keepui_engine.providers.base import Summarizer
 from keepui_engine.providers.fake import FakeEmbedder
 from keepui_engine.providers.summary import SummaryConfig, create_summarizer
@@ -181,7 +181,7 @@ def _scifact(n: int) -> list[str]:
 
 @pytest.fixture(scope="module")
 def real_embed(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from keepui_engine.config import Settings
+    from keepui_engine.core.config import Settings
     from keepui_engine.providers import create_embedder
 
     return create_embedder(Settings(store=tmp_path_factory.mktemp("store"))).embed

@@ -21,10 +21,10 @@ from keepui_engine import (
     Workbench,
     open_workbench,
 )
+from keepui_engine.client.tuning.metrics import jaccard, parse_metrics, per_query, rbo
+from keepui_engine.client.tuning.optimize import folds_of, grid
 from keepui_engine.search.evaluation import mrr_at, ndcg_at, recall_at
 from keepui_engine.search.judgments import qid, qrels_lines, queries_lines
-from keepui_engine.tuning.metrics import jaccard, parse_metrics, per_query, rbo
-from keepui_engine.tuning.optimize import folds_of, grid
 
 NOTES = {
     "keys": "Key rotation happens monthly for internal services",
@@ -305,7 +305,7 @@ def test_optimize_cross_validates_refuses_and_saves(seeded: Workbench) -> None:
     assert (got.to_dict()["gain"] is None) == (got.verdict != "gain")
     assert not math.isnan(got.heldout) and got.saved == "tuned"
     assert wb.settings.config_path.read_text().count("[search.configs.tuned]") == 1
-    from keepui_engine.config import load_settings
+    from keepui_engine.client.settings import load_settings
 
     assert load_settings(wb.store).search_configs["tuned"] == got.best
 

@@ -3,7 +3,7 @@ what to do; anything else is an unexpected error to report."""
 
 from __future__ import annotations
 
-from keepui_engine.access import _unexpected
+from keepui_engine.client.session import _unexpected
 
 
 def test_a_corrupt_block_is_a_damaged_database_not_a_bug_report() -> None:

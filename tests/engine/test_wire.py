@@ -1,4 +1,5 @@
-"""The fast path's side of the owner's socket (keepui_engine.wire): frames, heartbeats, peers."""
+"""The fast path's side of the owner's socket (keepui_engine.core.wire): frames, heartbeats,
+peers."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from keepui_engine import wire
+from keepui_engine.core import wire
 
 
 class _Chunks:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from keepui_engine.errors import FlowError
+from keepui_engine.core.errors import FlowError
 from keepui_engine.flows.loader import builtin_names, builtin_text, parse
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from keepui_engine.errors import NotFound, UsageError
-from keepui_engine.flow_bindings import DEFAULT_PARAMS
+from keepui_engine.client.flow_bindings import DEFAULT_PARAMS
+from keepui_engine.core.errors import NotFound, UsageError
 from keepui_engine.flows.loader import builtin_text, parse
 from keepui_engine.flows.model import FlowDoc, FlowTick
 from keepui_engine.flows.runtime import run_flow

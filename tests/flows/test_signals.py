@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from keepui_engine.errors import UsageError
+from keepui_engine.core.errors import UsageError
 from keepui_engine.flows.actions import expand, pick
 from keepui_engine.flows.signals import entropy, family, lineage, margin, top_facets
 

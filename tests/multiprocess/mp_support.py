@@ -36,7 +36,7 @@ def keepui_exe() -> str:
 
 def fake_toml() -> str:
     """The default keepui.toml with the fake embedder selected."""
-    from keepui_engine.config import DEFAULT_TOML
+    from keepui_engine.core.config import DEFAULT_TOML
 
     old = 'provider = "sentence-transformers"'
     assert DEFAULT_TOML.count(old) == 1, "DEFAULT_TOML no longer has the provider line"
@@ -182,7 +182,7 @@ def check_store(store: Path, acked: dict[str, int], must_find: list[str]) -> dic
         A few counts for the log.
     """
     from keepui_engine import open_workbench
-    from keepui_engine.store import documents
+    from keepui_engine.store.tables import documents
 
     wb = open_workbench(store, own=True)
     try:
@@ -251,7 +251,7 @@ def check_store(store: Path, acked: dict[str, int], must_find: list[str]) -> dic
 
 def start_server(children: Any, store: Path) -> subprocess.Popen[str]:
     """Start `keepui serve` on a store (registered for cleanup) and wait for its socket."""
-    from keepui_engine.server import socket_path
+    from keepui_engine.core.server import socket_path
 
     proc = children.add(
         subprocess.Popen(

@@ -30,7 +30,7 @@ from mp_support import (
 )
 
 from keepui_engine import open_workbench
-from keepui_engine.server import socket_path
+from keepui_engine.core.server import socket_path
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ pytestmark = pytest.mark.slow
 # AFTER puts began after the stop file appeared.
 WRITER = r"""
 import os, sys
-import keepui_engine.server as srv
+import keepui_engine.core.server as srv
 from keepui_engine import open_workbench
 from mp_support import note_text
 

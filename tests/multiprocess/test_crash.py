@@ -31,7 +31,7 @@ from mp_support import (
 )
 
 from keepui_engine import open_workbench
-from keepui_engine.server import socket_path
+from keepui_engine.core.server import socket_path
 
 pytestmark = pytest.mark.slow
 
@@ -266,7 +266,7 @@ def test_server_killed_leaves_stale_socket(store: Path, children) -> None:
 
 
 def _answers(store: Path) -> bool:
-    from keepui_engine import server
+    from keepui_engine.core import server
 
     conn = server.connect(store, timeout=5)
     if conn is None:
@@ -279,7 +279,7 @@ def _answers(store: Path) -> bool:
 TRAP = r"""
 import os, signal, sys
 from keepui_engine import PutSpec, open_workbench
-from keepui_engine.store import vectors
+from keepui_engine.store.duckdb import vectors
 from mp_support import note_text
 
 store, mode, point = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -15,8 +15,7 @@ from pg_support import database_url, fresh_database, make_pg_store
 from support import make_fake_store, run_cli
 
 from keepui_engine import FindQuery, PutSpec, open_workbench
-from keepui_engine.store.pg_schema import SCHEMA_VERSION
-from keepui_engine.store.pg_sql import translate
+from keepui_engine.store.postgres.schema import LEGACY_VERSION, NAMES
 
 TEXTS = [
     "The quick brown fox jumps over the lazy dog",
@@ -26,20 +25,6 @@ TEXTS = [
     "The dog sleeps all day, lazy and content",
     "Quick sort and merge sort are classic algorithms",
 ]
-
-
-def test_translation_rules() -> None:
-    assert translate("INSERT OR REPLACE INTO meta VALUES ('x', $1)") == (
-        "INSERT INTO meta VALUES ('x', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
-    )
-    assert translate("SELECT 1 WHERE list_contains($3, task)") == "SELECT 1 WHERE task = ANY($3)"
-    assert "generate_series(1, $1)" in translate("SELECT nextval('s') FROM range($1)")
-    assert "jsonb_path_exists(tags::jsonb, $1::jsonpath)" in translate(
-        "SELECT id FROM documents WHERE json_exists(tags, $1)"
-    )
-    assert translate("BEGIN TRANSACTION") == "BEGIN"
-    plain = "SELECT key FROM vector_keys WHERE doc_id = $1"
-    assert translate(plain) == plain
 
 
 def _bm25(store: Path, query: str) -> list[tuple[str, float]]:
@@ -114,14 +99,18 @@ def test_a_version_1_database_is_migrated_on_open(tmp_path: Path, pg_url: str) -
         con.execute("DROP TRIGGER bm25_terms_add ON bm25_tail")
         con.execute("DROP TRIGGER bm25_terms_drop ON bm25_tail")
         con.execute(V1_DOCS_ADD)
-        con.execute("UPDATE keepui_schema SET version = 1")
+        con.execute("DROP TABLE _migrations")  # the scheme before the shared migrations
+        con.execute("CREATE TABLE keepui_schema (version INTEGER NOT NULL)")
+        con.execute("INSERT INTO keepui_schema VALUES (1)")
     for store in (duck, pg):
         with open_workbench(store, own=True) as wb:
             if store == duck:
                 wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS[:3])])
             wb.put_many([PutSpec(t, id=f"t{i}") for i, t in enumerate(TEXTS) if i >= 3])
     with psycopg.connect(pg_url, autocommit=True) as con:
-        assert con.execute("SELECT version FROM keepui_schema").fetchone() == (SCHEMA_VERSION,)
+        assert con.execute("SELECT version FROM keepui_schema").fetchone() == (LEGACY_VERSION,)
+        recorded = {r[0] for r in con.execute("SELECT name FROM _migrations").fetchall()}
+        assert recorded == set(NAMES)
         assert con.execute("SELECT sum(n) FROM bm25_stats").fetchone() == (len(TEXTS),)
         # version 3: each term's df, from the postings the migration found and those after it
         terms = "SELECT term, sum(df) FROM bm25_terms GROUP BY term HAVING sum(df) > 0"
@@ -179,10 +168,10 @@ def test_another_schema_version_is_exit_2_saying_what_to_do(tmp_path: Path, pg_u
     store = make_pg_store(tmp_path / "s", pg_url)
     assert run_cli(store, "put", "hello", "-i", "h").returncode == 0
     with psycopg.connect(pg_url, autocommit=True) as con:
-        con.execute("UPDATE keepui_schema SET version = 99")
+        con.execute("INSERT INTO _migrations VALUES ('m099_from_the_future', now())")
     result = run_cli(store, "get", "h")
     assert result.returncode == 2
-    assert "schema version 99" in result.stderr and "keepui export" in result.stderr
+    assert "m099_from_the_future" in result.stderr and "keepui export" in result.stderr
 
 
 def test_url_given_directly_reads_settings_from_the_database(

@@ -12,9 +12,9 @@ import pytest
 from pg_support import make_pg_store
 
 from keepui_engine import PutSpec, open_workbench
-from keepui_engine.store.pg_bm25 import PgFullText
-from keepui_engine.store.pg_search import PgVectorIndex
-from keepui_engine.store.pg_sql import PgConnection
+from keepui_engine.store.postgres.bm25 import PgFullText
+from keepui_engine.store.postgres.search import PgVectorIndex
+from keepui_engine.store.postgres.sql import PgConnection
 
 WORDS = [f"w{i:03d}" for i in range(300)]
 

@@ -14,8 +14,8 @@ import pytest
 from pg_support import make_pg_store
 
 from keepui_engine import open_workbench
-from keepui_engine.queue import pending
-from keepui_engine.store.pg_sql import PgConnection
+from keepui_engine.store.postgres.sql import PgConnection
+from keepui_engine.store.tables import pending
 
 pytestmark = pytest.mark.slow
 
@@ -35,8 +35,8 @@ with open_workbench(store) as wb:
 CLAIMER = """
 import sys
 from datetime import datetime
-from keepui_engine.store.pg_sql import PgConnection
-from keepui_engine.queue import pending
+from keepui_engine.store.postgres.sql import PgConnection
+from keepui_engine.store.tables import pending
 con = PgConnection(sys.argv[1])
 me = sys.argv[2]
 print("ready", flush=True)

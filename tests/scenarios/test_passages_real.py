@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from keepui_engine import PutSpec, open_workbench
-from keepui_engine.config import DEFAULT_TOML
+from keepui_engine.core.config import DEFAULT_TOML
 
 pytestmark = pytest.mark.model
 

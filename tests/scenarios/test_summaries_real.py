@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from keepui_engine.config import Settings
+from keepui_engine.core.config import Settings
 from keepui_engine.ingest.extract import extract
 from keepui_engine.ingest.extracted import Limits
 from keepui_engine.providers import create_embedder

@@ -15,7 +15,7 @@ from textual.widgets import Input, TextArea
 from tui_helpers import NOW, T_AFTER_SEED, Clock, seed
 
 import keepui.tui.widgets.format as fmt
-import keepui_engine.engine as engine_module
+import keepui_engine.ops.engine as engine_module
 import keepui_engine.search.searches as searches_module
 from keepui.tui.app import KeepuiApp
 from keepui_engine import Workbench, open_workbench

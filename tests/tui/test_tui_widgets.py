@@ -13,8 +13,8 @@ from keepui.tui.widgets.hit_row import hit_cells, row_layout, title_cells
 from keepui.tui.widgets.result_tabs import tab_label
 from keepui.tui.widgets.search_bar import format_search, parse_search
 from keepui_engine import FindQuery, Hit, UsageError, compare_results
-from keepui_engine.diff import diff_lines
-from keepui_engine.types import VersionDiff
+from keepui_engine.core.types import VersionDiff
+from keepui_engine.ops.diff import diff_lines
 
 
 def test_parse_search_filters_and_words() -> None:

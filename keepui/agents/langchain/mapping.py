@@ -35,7 +35,7 @@ from langgraph.store.base.embed import get_text_at_path
 COLLECTION_TAG, KEY_TAG, INDEX_TAG = "lg_collection", "lg_key", "lg_index"
 RESERVED_TAGS = frozenset((COLLECTION_TAG, KEY_TAG, INDEX_TAG))
 NOT_INDEXED = "off"
-MAX_ID = 1024  # keepui_engine.inputs.MAX_ID
+MAX_ID = 1024  # keepui_engine.core.inputs.MAX_ID
 _TAG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")  # keepui's rule for tag keys
 _DEFAULT_KEY = re.compile(r"^ns([0-9]+)$")
 _COLLECTION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")

@@ -11,21 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from keepui_engine.errors import ConfigError
+from keepui_engine.core.config import SUMMARIZERS
+from keepui_engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
     import numpy as np
 
     from keepui_engine.providers.base import Summarizer
 
-SUMMARIZERS = (
-    "extractive",
-    "truncate",
-    "first_paragraph",
-    "passthrough",
-    "openai-compatible",
-    "mlx",
-)
 
 __all__ = ["SUMMARIZERS", "SummaryConfig", "create_summarizer"]
 

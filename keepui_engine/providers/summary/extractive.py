@@ -47,7 +47,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from keepui_engine.errors import ProviderError
+from keepui_engine.core.errors import ProviderError
 from keepui_engine.providers.summary.candidates import candidates
 from keepui_engine.providers.summary.text import cut, normalize, split_sentences
 

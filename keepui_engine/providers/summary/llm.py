@@ -12,7 +12,7 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-from keepui_engine.errors import ProviderError
+from keepui_engine.core.errors import ProviderError
 from keepui_engine.providers.summary.text import cut, normalize
 
 MAX_INPUT_CHARS = 32_000  # about 8k tokens: fits the context of small local models

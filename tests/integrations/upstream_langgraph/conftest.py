@@ -26,7 +26,7 @@ NOT_HYBRID = {
 @pytest.fixture(scope="session")
 def shipped_model(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     """keepui's default embedder (all-MiniLM-L6-v2 from its package), loaded once."""
-    from keepui_engine.config import Settings
+    from keepui_engine.core.config import Settings
     from keepui_engine.providers import create_embedder
 
     return create_embedder(Settings(store=tmp_path_factory.mktemp("model")))
