@@ -16,16 +16,24 @@ from keepui_engine import UsageError, open_workbench
 
 queryset_app = typer.Typer(
     help="Named sets of queries to run experiments on.",
-    no_args_is_help=True,
+    invoke_without_command=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 experiment_app = typer.Typer(
     help="Run, compare and optimize search configurations on a query set.",
-    no_args_is_help=True,
+    invoke_without_command=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+@queryset_app.callback()
+@experiment_app.callback()
+def _group(ctx: typer.Context) -> None:
+    """Without a subcommand: the group's help (exit 0)."""
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
 
 SetOpt = Annotated[
     str, typer.Option("--queries", "-q", metavar="SET", help="The query set (keepui queryset).")
