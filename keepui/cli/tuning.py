@@ -27,6 +27,7 @@ experiment_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+
 @queryset_app.callback()
 @experiment_app.callback()
 def _group(ctx: typer.Context) -> None:
