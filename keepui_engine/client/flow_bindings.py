@@ -12,7 +12,7 @@ from keepui_engine.core.errors import FlowError, KeepuiError, NotFound, UsageErr
 from keepui_engine.core.types import FindQuery
 from keepui_engine.flows import actions, loader, signals
 from keepui_engine.flows.actions import ACTION_ARGS, check_actions
-from keepui_engine.flows.model import FlowDoc, FlowInfo
+from keepui_engine.flows.model import FlowDoc, FlowInfo, FlowResult, FlowTick
 
 if TYPE_CHECKING:
     from keepui_engine.client.workbench import Workbench
@@ -346,3 +346,56 @@ def _checked(text: str, name: str) -> FlowDoc:
     values: an edit is a new text). ruamel.yaml's round-trip parse is ~25 ms a doc, which every
     flow paid for each doc it loaded."""
     return check_actions(loader.check_text(text, name))
+
+
+def run(
+    wb: Workbench,
+    name: str,
+    params: dict[str, Any] | None,
+    budget: int | None,
+    doc: str | None,
+    cursor: str | None,
+    on_tick: Callable[[FlowTick], None] | None,
+    gate: Callable[[int, str, dict[str, Any]], bool] | None,
+) -> FlowResult:
+    """Run a state doc tick by tick over the store (see `Workbench.run_flow`)."""
+    from keepui_engine.client.session import _unexpected
+    from keepui_engine.flows.runtime import run_flow
+
+    host = FlowHost(wb)
+    given = dict(params or {})
+    if cursor is None:
+        params = {**DEFAULT_PARAMS, **wb.settings.flow_params, **given}
+    check_params(params or {})
+    with wb.session():
+        start = check_actions(loader.parse(doc, name)) if doc is not None else host.load_flow(name)
+        if cursor is None:
+            check_param_names(given, known_params(start, host.load_flow), name)
+
+        def ticked(tick: FlowTick) -> None:
+            host.apply()  # write actions take effect after the tick that asked for them
+            if on_tick is not None:
+                on_tick(tick)
+
+        try:
+            result = run_flow(
+                start,
+                params,
+                budget=wb.settings.flow_budget if budget is None else budget,
+                load_flow=host.load_flow,
+                run_action=host.run_action,
+                on_tick=ticked,
+                gate=gate,
+                cursor=cursor,
+            )
+        except KeepuiError:
+            raise
+        except Exception as exc:
+            raise _unexpected(f"flow {name!r}", exc) from exc
+    if host.mutations:  # a tick that ended the run without on_tick
+        host.apply()
+    if host.warnings or host.applied:
+        from dataclasses import replace
+
+        result = replace(result, warnings=list(host.warnings), applied=list(host.applied))
+    return result

@@ -420,50 +420,9 @@ class Workbench(StoreAccess):
         Raises:
             NotFound: No state doc of that name. FlowError: a malformed doc or param.
         """
-        from keepui_engine.client import flow_bindings as fb
-        from keepui_engine.flows import loader
-        from keepui_engine.flows.runtime import run_flow
+        from keepui_engine.client.flow_bindings import run
 
-        host = fb.FlowHost(self)
-        given = dict(params or {})
-        if cursor is None:
-            params = {**fb.DEFAULT_PARAMS, **self.settings.flow_params, **given}
-        fb.check_params(params or {})
-        with self.session():
-            if doc is not None:
-                start = fb.check_actions(loader.parse(doc, name))
-            else:
-                start = host.load_flow(name)
-            if cursor is None:
-                fb.check_param_names(given, fb.known_params(start, host.load_flow), name)
-
-            def ticked(tick: FlowTick) -> None:
-                host.apply()  # write actions take effect after the tick that asked for them
-                if on_tick is not None:
-                    on_tick(tick)
-
-            try:
-                result = run_flow(
-                    start,
-                    params,
-                    budget=self.settings.flow_budget if budget is None else budget,
-                    load_flow=host.load_flow,
-                    run_action=host.run_action,
-                    on_tick=ticked,
-                    gate=gate,
-                    cursor=cursor,
-                )
-            except KeepuiError:
-                raise
-            except Exception as exc:
-                raise _unexpected(f"flow {name!r}", exc) from exc
-        if host.mutations:  # a tick that ended the run without on_tick
-            host.apply()
-        if host.warnings or host.applied:
-            from dataclasses import replace
-
-            result = replace(result, warnings=list(host.warnings), applied=list(host.applied))
-        return result
+        return run(self, name, params, budget, doc, cursor, on_tick, gate)
 
     def why(self, doc_id: str, q: FindQuery) -> Any:
         """Where `doc_id` ranked in each channel for the query `q`, and which step removed it."""
