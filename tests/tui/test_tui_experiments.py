@@ -226,3 +226,23 @@ def test_config_in_the_bar_round_trips() -> None:
     assert parse_search(format_search(q)) == q
     assert parse_search("auth n:7", config="words", limits={"words": 5}).limit == 7
     assert parse_search("auth min:0.2", config="words", limits={"words": 5}).limit == 5
+
+
+async def test_a_failed_run_is_said_in_the_screen(tuned: Workbench, tmp_path: Path) -> None:
+    listing = tmp_path / "plain.txt"
+    listing.write_text("nothing judged here\n")
+    tuned.tuning.add_queryset("plain", path=listing)
+    app = KeepuiApp(tuned, poll_interval=None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await open_experiments(app, pilot)
+        await pilot.press("s")  # the picker opens on the set shown; plain is listed last
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert screen.queryset == "plain" and screen.experiment is None
+        await pilot.press("r")
+        await settle(app, pilot)
+        said = screen.query_one("#exp-message", Static)
+        assert said.has_class("-error") and "none of the 1 queries of plain" in str(said.render())
+        assert app.screen is screen and not screen.running
+        assert tuned.tuning.experiments("plain") == []

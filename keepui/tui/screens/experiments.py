@@ -126,10 +126,15 @@ class ExperimentsScreen(WorkbenchScreen):
     def load(self) -> None:
         """Read the query sets, the configurations and the latest experiment in a worker."""
         tuning = self.wb.tuning
-        sets = tuning.querysets()
         configs = tuning.configs()
+        try:
+            sets = tuning.querysets()
+            stored = tuning.experiments() if sets else []
+        except KeepuiError as exc:  # said in the screen; the configurations still show
+            self.post_message(TuningLoaded([], configs, None))
+            self.post_message(ExperimentFailed(exc))
+            return
         names = [s.name for s in sets]
-        stored = tuning.experiments() if sets else []
         latest = next((e.queryset for e in reversed(stored) if e.queryset in names), None)
         chosen = latest or (names[0] if names else None)
         self.post_message(TuningLoaded(sets, configs, chosen))
@@ -140,7 +145,11 @@ class ExperimentsScreen(WorkbenchScreen):
     @work(thread=True, exclusive=True, group="tuning", exit_on_error=False)
     def load_set(self, name: str) -> None:
         """Read the latest experiment of a query set in a worker."""
-        mine = self.wb.tuning.experiments(name)
+        try:
+            mine = self.wb.tuning.experiments(name)
+        except KeepuiError as exc:
+            self.post_message(ExperimentFailed(exc))
+            return
         self.post_message(ExperimentShown(name, mine[-1] if mine else None, len(mine)))
 
     def on_tuning_loaded(self, message: TuningLoaded) -> None:
@@ -160,7 +169,7 @@ class ExperimentsScreen(WorkbenchScreen):
             for i, c in enumerate(message.configs)
         )
         if not message.querysets:
-            self.say(NO_SETS)
+            self.say(NO_SETS)  # (or, after a failed read, the error that follows)
             self._run_asked = False
         elif self._run_asked:
             self._run_asked = False
@@ -175,16 +184,20 @@ class ExperimentsScreen(WorkbenchScreen):
 
     def on_experiment_shown(self, message: ExperimentShown) -> None:
         """Show an experiment (or say the set has none yet)."""
-        if message.queryset != self.queryset:
-            return  # another set was picked meanwhile
         exp = message.experiment
-        if message.how == "rescored" and (self.experiment is None or exp is None):
-            return
-        if message.how == "rescored" and self.experiment and exp and exp.id != self.experiment.id:
-            return  # another experiment is shown now
         if message.how == "ran":
             self.running = False
             self.set_activity("")
+            self.query_one("#exp-progress", Static).update(
+                f"done: {message.queryset}, {exp.queries if exp else 0} queries × "
+                f"{len(exp.configs) if exp else 0} configurations, stored"
+            )
+        if message.queryset != self.queryset:
+            return  # another set was picked meanwhile
+        if message.how == "rescored" and (
+            self.experiment is None or exp is None or exp.id != self.experiment.id
+        ):
+            return  # another experiment is shown now
         self.experiment = exp
         self.history = message.history
         if exp is not None and message.how == "stored":
@@ -200,11 +213,6 @@ class ExperimentsScreen(WorkbenchScreen):
         self.query_one("#exp-paired", Static).update("\n".join(paired_lines(exp)) if exp else "")
         keep = _qid_of(exp, message.query) if exp is not None and message.query else None
         self.query_one("#exp-queries", QueryTable).show(exp, keep)
-        if message.how == "ran":
-            self.query_one("#exp-progress", Static).update(
-                f"done: {exp.queries if exp else 0} queries × {len(exp.configs) if exp else 0} "
-                "configurations, stored"
-            )
 
     def _check(self, configs: list[str]) -> None:
         """Check the configurations an experiment ran (those still defined)."""
@@ -266,10 +274,10 @@ class ExperimentsScreen(WorkbenchScreen):
         bar.update(total=1, progress=0)
         self.query_one("#exp-progress", Static).update(f"running {name}…")
         self.set_activity("experiment running…")
-        self.run_experiment(self.run_id, name, configs)
+        self.run_experiment(self.run_id, name, configs, self.history)
 
     @work(thread=True, exclusive=True, group="experiment", exit_on_error=False)
-    def run_experiment(self, run: int, name: str, configs: list[str]) -> None:
+    def run_experiment(self, run: int, name: str, configs: list[str], history: int) -> None:
         """Run and store the experiment in a worker; progress, then the result, as messages."""
 
         def progress(config: str, done: int, total: int) -> None:
@@ -283,7 +291,7 @@ class ExperimentsScreen(WorkbenchScreen):
         except KeepuiError as exc:
             self.post_message(ExperimentFailed(exc, run))
             return
-        self.post_message(ExperimentShown(name, exp, self.history + 1, "ran"))
+        self.post_message(ExperimentShown(name, exp, history + 1, "ran"))
 
     def on_experiment_progress(self, message: ExperimentProgress) -> None:
         """Move the bar: `words 12/300 queries (2 of 2)`."""

@@ -58,6 +58,7 @@ def status_notes(result: FindResult) -> str:
 
 
 HINT = "Type a query and press Enter. F1 lists the keys; Ctrl+P reaches every action."
+EXPERIMENTS = "Experiments: run query sets under search configurations, judge in place"
 
 
 class MainScreen(ResultsScreen):
@@ -98,13 +99,7 @@ class MainScreen(ResultsScreen):
                 show=False,
                 tooltip="Step through flow: query-resolve on the current query, tick by tick",
             ),
-            Binding(
-                "E",
-                "experiments",
-                "Experiments",
-                show=False,
-                tooltip="Experiments: run query sets under search configurations, judge in place",
-            ),
+            Binding("E", "experiments", "Experiments", show=False, tooltip=EXPERIMENTS),
             Binding("w", "close_tab", "Close tab", show=False),
             Binding("n", "name_tab", "Name tab", show=False),
             Binding(
