@@ -188,7 +188,7 @@ def test_keys_only_run_an_experiment(tmp_path: Path, tmux: Tmux) -> None:
     tmux.wait_for(lambda s: " LIST " in s, "list mode")
     # the screen opens and `r` runs, typed at once: keys wait for the screen, r for the sets
     tmux.run("send-keys", "-t", "smoke", "E", "r")
-    screen = tmux.wait_for(lambda s: "done: 2" in s and "words vs default" in s, "the run", 60)
+    screen = tmux.wait_for(lambda s: "done: mine" in s and "words vs default" in s, "the run", 60)
     row = next(line for line in screen.splitlines() if line.startswith("│ default "))
     assert "[" in row and "ndcg@10" in screen and "mine · 2 queries" in screen
     tmux.run("send-keys", "-t", "smoke", "C-q")
