@@ -8,6 +8,8 @@ if TYPE_CHECKING:
 
     from keepui_engine.client.beir import evaluate
     from keepui_engine.client.settings import load_settings
+    from keepui_engine.client.tuning.experiments import Experiment
+    from keepui_engine.client.tuning.querysets import QuerySet
     from keepui_engine.client.workbench import Workbench, open_workbench
     from keepui_engine.core.config import Settings, resolve_store, store_exists
     from keepui_engine.core.errors import (
@@ -72,6 +74,8 @@ _LAZY = {
     "open_workbench": "keepui_engine.client.workbench",
     "Settings": "keepui_engine.core.config",
     "load_settings": "keepui_engine.client.settings",
+    "Experiment": "keepui_engine.client.tuning.experiments",
+    "QuerySet": "keepui_engine.client.tuning.querysets",
     "resolve_store": "keepui_engine.core.config",
     "store_exists": "keepui_engine.core.config",
     "ActionCall": "keepui_engine.flows.model",
@@ -143,6 +147,8 @@ __all__ = [
     "DeleteResult",
     "DiffRow",
     "EvalResult",
+    "Experiment",
+    "QuerySet",
     "FindQuery",
     "FindResult",
     "Hit",

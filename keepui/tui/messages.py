@@ -9,6 +9,7 @@ from textual import events
 from textual.message import Message
 
 from keepui_engine import (
+    Experiment,
     FindQuery,
     FindResult,
     FlowInfo,
@@ -17,6 +18,7 @@ from keepui_engine import (
     Hit,
     Item,
     Part,
+    QuerySet,
     SearchRecord,
     Stats,
     VersionDiff,
@@ -259,3 +261,76 @@ class ListingFinished(Message):
     """The documents as hits (no scores), newest first."""
     pane_id: str | None = None
     """The result tab to update, or None to open a new tab."""
+
+
+@dataclass
+class TuningLoaded(Message):
+    """The query sets and search configurations were read for the experiments screen."""
+
+    querysets: list[QuerySet]
+    """Every stored query set, by name."""
+    configs: list[dict[str, Any]]
+    """`Tuning.configs()`: `default`, then each `[search.configs.NAME]`."""
+    chosen: str | None
+    """The query set to show first (the latest experiment's), None when there is none."""
+
+
+@dataclass
+class ExperimentShown(Message):
+    """An experiment to show: the latest stored for a query set, one just run, or one with a
+    query re-scored after judgments."""
+
+    queryset: str
+    """The query set it is (or would be) of."""
+    experiment: Experiment | None
+    """The experiment (None: the set has none yet)."""
+    history: int
+    """How many experiments the store holds for the set."""
+    how: str = "stored"
+    """`stored` (read back), `ran` (just run and stored) or `rescored` (not stored)."""
+    query: str = ""
+    """The query re-scored (`rescored`): its row keeps the cursor."""
+
+
+@dataclass
+class ExperimentProgress(Message):
+    """An experiment running: how far each configuration has got."""
+
+    run: int
+    """The run it belongs to."""
+    config: str
+    """The configuration whose queries run."""
+    step: int
+    """Its place among the configurations run (0 = first)."""
+    steps: int
+    """How many configurations run."""
+    done: int
+    """Its queries run so far."""
+    total: int
+    """The queries of the set."""
+
+    def can_replace(self, message: Message) -> bool:
+        """A newer count of the same run makes an unprocessed older one pointless."""
+        return isinstance(message, ExperimentProgress) and message.run == self.run
+
+
+@dataclass
+class ExperimentFailed(Message):
+    """Running, reading or re-scoring an experiment failed (shown in the screen)."""
+
+    error: BaseException
+    """The error (a KeepuiError says what to do)."""
+    run: int = 0
+    """The run that failed (0: not a run)."""
+
+
+@dataclass
+class SidesLoaded(Message):
+    """The configurations' rankings of one query, with its judgments, for the side by side."""
+
+    results: dict[str, FindResult]
+    """Configuration -> what it ranks for the query (as the experiment ranks)."""
+    grades: dict[str, int]
+    """The query's judgments: document id -> grade."""
+    scores: dict[str, dict[str, Any]]
+    """Configuration -> `Workbench.judged_score` of its ranking."""

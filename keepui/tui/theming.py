@@ -8,7 +8,14 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-THEME_FILES = ("base.tcss", "main.tcss", "document.tcss", "diff.tcss", "flows.tcss")
+THEME_FILES = (
+    "base.tcss",
+    "main.tcss",
+    "document.tcss",
+    "diff.tcss",
+    "flows.tcss",
+    "experiments.tcss",
+)
 DEFAULT_THEME = "keepui-dark"
 
 KEEPUI_DARK = Theme(

@@ -238,6 +238,29 @@ def test_experiment_refusals(seeded: Workbench, tmp_path: Path) -> None:
         wb.tuning.experiment("20200101T000000Z")
 
 
+def test_rescore_follows_new_judgments_and_ranking_is_the_experiments(seeded: Workbench) -> None:
+    wb = seeded
+    wb.tuning.add_queryset("mine", from_judgments=True)
+    exp = wb.tuning.run("mine", ["default", "words"])
+    same = wb.tuning.rescore(exp, "key rotation")  # nothing changed: the same figures
+    assert same.to_dict() == exp.to_dict()
+    key = qid("key rotation")
+    ranked = wb.tuning.ranking("key rotation", "words")
+    pool = exp.unjudged["words"][key]
+    assert pool == [h.id for h in ranked.hits if h.id not in JUDGED["key rotation"]][: len(pool)]
+    assert len(ranked.hits) <= 10 and pool
+    wb.judge("key rotation", pool[0], 3)
+    again = wb.tuning.rescore(exp, "key rotation")
+    assert pool[0] not in again.unjudged["words"][key]
+    assert again.per_query[key]["scores"] != exp.per_query[key]["scores"]
+    assert again.scores != exp.scores and again.judged == exp.judged
+    assert again.id == exp.id and wb.tuning.experiment("latest").to_dict() == exp.to_dict()
+    for doc in [*JUDGED["key rotation"], pool[0]]:
+        wb.unjudge("key rotation", doc)
+    dropped = wb.tuning.rescore(exp, "key rotation")  # no judgments left: no longer scored
+    assert key not in dropped.per_query and dropped.judged == exp.judged - 1
+
+
 def test_compare_needs_no_judgments(seeded: Workbench, tmp_path: Path) -> None:
     wb = seeded
     listing = tmp_path / "q.txt"

@@ -168,3 +168,31 @@ def test_quit_leaves_a_running_summary_queued(tmp_path: Path, tmux: Tmux) -> Non
     with open_workbench(store) as wb:
         [task] = wb.get("long").pending
         assert (task["state"], task["attempts"]) == ("queued", 0)
+
+
+def test_keys_only_run_an_experiment(tmp_path: Path, tmux: Tmux) -> None:
+    store = make_fake_store(tmp_path / "store")
+    with (store / "keepui.toml").open("a") as fh:
+        fh.write('\n[search.configs.words]\nmode = "dense"\n')
+    with open_workbench(store, own=True) as wb:
+        wb.put("We chose DuckDB for storage.", id="storage-decision")
+        wb.put("Storage backups copy the directory.", id="backups")
+        wb.put("Rivers of Europe: the Danube and the Rhine.", id="rivers")
+        wb.judge("storage backups", "backups", 3)
+        wb.judge("which database", "storage-decision", 2)
+        wb.tuning.add_queryset("mine", from_judgments=True)
+    command = f"{KEEPUI} --store {store}"
+    tmux.run("new-session", "-d", "-s", "smoke", "-x", "120", "-y", "40", command)
+    tmux.wait_for(lambda s: "model ready" in s and "INPUT" in s, "the first paint, input mode")
+    tmux.run("send-keys", "-t", "smoke", "Escape")  # out of the bar (alone: ESC E is Alt+E)
+    tmux.wait_for(lambda s: " LIST " in s, "list mode")
+    # the screen opens and `r` runs, typed at once: keys wait for the screen, r for the sets
+    tmux.run("send-keys", "-t", "smoke", "E", "r")
+    screen = tmux.wait_for(lambda s: "done: mine" in s and "words vs default" in s, "the run", 60)
+    row = next(line for line in screen.splitlines() if line.startswith("│ default "))
+    assert "[" in row and "ndcg@10" in screen and "mine · 2 queries" in screen
+    tmux.run("send-keys", "-t", "smoke", "C-q")
+    tmux.wait_for(lambda _: "smoke" not in tmux.run("list-sessions"), "the app to quit", 15)
+    with open_workbench(store) as wb:
+        [stored] = wb.tuning.experiments("mine")
+        assert stored.configs == ["default", "words"] and stored.judged == 2

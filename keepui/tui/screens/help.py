@@ -43,6 +43,7 @@ purge dead letters.
 | `t` | edit the hit's tags |
 | `x` / `X` | delete (revert to the previous version) / purge with all history |
 | `Ctrl+R` / `Ctrl+T` | run query-resolve on this tab's query (or the typed text) / step it |
+| `E` | experiments: run a query set under search configurations, judge where they differ |
 
 **Rows**: the title (`title` tag, else the file name, else the first words), the id dimmed
 after it (`@V{N}`: an older version matched; `older v2 of 4` in a `+history` tab), then
@@ -55,7 +56,29 @@ with counts: values of one key are ORed, keys are ANDed; the new tab keeps the s
 `since:2026-11-01`, `until:…`, `as:2026-10-01` (the versions current then),
 `mode:dense|bm25|hybrid`, `n:20`, `min:0.3`, `fusion:score|rrf`,
 `rerank:relevance|recency|mix`, `dedup:on|off`, `history:on|off` (older versions too; by
-default only current versions are searched).
+default only current versions are searched), `config:NAME` (a search configuration of
+keepui.toml, `[search.configs.NAME]`; the mode selector beside the bar offers them too).
+
+## Experiments
+`E` on the search screen (or the palette's `Experiments`). Pick a query set and check the
+search configurations to compare (the first checked is the reference); the latest stored
+experiment of the set shows at once. The metrics table gives each configuration's means with
+their 95% bootstrap intervals, the line under it the paired test against the reference
+(difference, interval, p); the queries are listed by how much the first two differ.
+
+| key | action |
+|---|---|
+| `r` | run the experiment (progress live; it is stored as `.experiment/…`) |
+| `s` / `c` / `d` | the query set picker / the configurations / the queries |
+| `Space` | check or uncheck a configuration |
+| `Enter` on a query | both configurations' top 10 side by side |
+| `Tab` / `Shift+Tab` | next / previous pane (side by side: the other side) |
+| `+` `-` `0` (side by side) | judge the hit: relevant (again: 2, 3) / not relevant / forget |
+| `Enter` (side by side) | open the document |
+| `Escape` | back (from the side by side the query's row is scored again) |
+
+Side by side, `?` marks the hits not judged yet; after each judgment both sides' marks and
+their `judged 3/10 · nDCG@10 0.81` lines follow.
 
 ## Document
 | key | action |
@@ -102,6 +125,8 @@ SECTIONS = {
     "DocumentScreen": "Document",
     "FlowsScreen": "Flow",
     "DiffScreen": "Diff",
+    "ExperimentsScreen": "Experiments",
+    "SideBySideScreen": "Experiments",
 }
 """The section help opens at, by the screen it was called from (a dialog: Dialogs)."""
 

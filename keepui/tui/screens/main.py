@@ -58,6 +58,7 @@ def status_notes(result: FindResult) -> str:
 
 
 HINT = "Type a query and press Enter. F1 lists the keys; Ctrl+P reaches every action."
+EXPERIMENTS = "Experiments: run query sets under search configurations, judge in place"
 
 
 class MainScreen(ResultsScreen):
@@ -98,6 +99,7 @@ class MainScreen(ResultsScreen):
                 show=False,
                 tooltip="Step through flow: query-resolve on the current query, tick by tick",
             ),
+            Binding("E", "experiments", "Experiments", show=False, tooltip=EXPERIMENTS),
             Binding("w", "close_tab", "Close tab", show=False),
             Binding("n", "name_tab", "Name tab", show=False),
             Binding(
@@ -129,7 +131,8 @@ class MainScreen(ResultsScreen):
 
     def compose(self) -> ComposeResult:
         """Search bar on top; history, result tabs and details below; status and keys last."""
-        yield SearchBar(id="search-bar")
+        # the store's search configurations join the mode selector (settings only: no I/O)
+        yield SearchBar(configs=self.wb.tuning.configs(), id="search-bar")
         with Horizontal(id="main-body"):
             yield HistoryList(id="history")
             with Vertical(id="results-area"):
@@ -456,6 +459,12 @@ class MainScreen(ResultsScreen):
         from keepui.tui.screens.flows import FlowsScreen
 
         self.app.push_screen(FlowsScreen(self.wb, q, step=step))
+
+    def action_experiments(self) -> None:
+        """Open the experiments screen: query sets, configurations, metrics, judging in place."""
+        from keepui.tui.screens.experiments import ExperimentsScreen
+
+        self.app.push_screen(ExperimentsScreen(self.wb))
 
     def action_step_flow(self) -> None:
         """Open the flow screen in step mode: it pauses before each tick."""

@@ -111,6 +111,7 @@ _FLAG_WORDS = {
     "limit": "n",
     "min-score": "min",
     "tag": "tag",
+    "config": "config",
 }
 _FLAG_VALUE = re.compile(
     r"--(?P<flag>" + "|".join(re.escape(f) for f in _FLAG_WORDS) + r")"

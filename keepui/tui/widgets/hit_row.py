@@ -203,6 +203,10 @@ GRADE_MARKS = {0: ("✗ ", "red"), 1: ("✓ ", "green"), 2: ("✓✓ ", "green")
 """The mark a judged row leads with: not relevant (grade 0), relevant (1), more (2, 3)."""
 
 
+UNJUDGED_MARK = ("? ", "bold yellow")
+"""The mark of a hit not judged yet, where judging is the point (the experiments' side by side)."""
+
+
 def grade_mark(grade: int | None) -> Text:
     """`✓ ` for a hit judged relevant (`✓✓✓ ` for grade 3), `✗ ` not relevant, `` unjudged."""
     if grade is None:
@@ -228,11 +232,19 @@ def title_cell(hit: Hit, title: str, short_id: str, width: int, mark: Text | Non
     return text
 
 
-def title_cells(hits: list[Hit], width: int, grades: dict[str, int] | None = None) -> list[Text]:
+def title_cells(
+    hits: list[Hit], width: int, grades: dict[str, int] | None = None, *, unjudged: bool = False
+) -> list[Text]:
     """The title column of a result list: ids shortened so that no two look the same; a hit
-    with a relevance judgment in `grades` leads with its mark."""
+    with a relevance judgment in `grades` leads with its mark (and, with `unjudged`, a hit
+    without one with `? `)."""
     grades = grades or {}
-    marks = [grade_mark(grades.get(h.id)) for h in hits]
+    marks = [
+        Text(UNJUDGED_MARK[0], style=UNJUDGED_MARK[1], end="")
+        if unjudged and h.id not in grades
+        else grade_mark(grades.get(h.id))
+        for h in hits
+    ]
     titles: list[str] = []
     widths: dict[str, int] = {}
     for hit, mark in zip(hits, marks, strict=True):

@@ -32,6 +32,9 @@ class ResultPane(DataTable[Text]):
         result: What it found.
         record: Its search-history entry, when it was recorded.
         width: The width the table will have (the tab area's), so the first paint is right.
+        facets: Tag values the hits must carry (the facet browser's choice).
+        listing: The hits are documents listed by their tags, not searched.
+        mark_unjudged: Lead unjudged rows with `? ` (the experiments' side by side).
     """
 
     BINDINGS = [
@@ -87,6 +90,7 @@ class ResultPane(DataTable[Text]):
         width: int = DEFAULT_WIDTH,
         facets: Selection | None = None,
         listing: bool = False,
+        mark_unjudged: bool = False,
         id: str | None = None,  # noqa: A002
     ) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
@@ -106,6 +110,8 @@ class ResultPane(DataTable[Text]):
         self._titles: dict[str, Text] = {}  # the title cell each row shows
         self.grades: dict[str, int] = {}
         """The query's relevance judgments: document id -> grade 0..3."""
+        self.mark_unjudged = mark_unjudged
+        """Unjudged rows lead with `? ` (where judging them is the point)."""
 
     def on_mount(self) -> None:
         """Add the columns and the hits."""
@@ -162,7 +168,9 @@ class ResultPane(DataTable[Text]):
 
     def _add_rows(self) -> None:
         layout: RowLayout = self.rows_layout
-        titles = title_cells(self.hits, layout.title_width, self.grades)
+        titles = title_cells(
+            self.hits, layout.title_width, self.grades, unjudged=self.mark_unjudged
+        )
         self._titles = dict(zip(self.ids, titles, strict=True))
         scored = not self.listing
         for rank, (hit, title) in enumerate(zip(self.hits, titles, strict=True), 1):
@@ -180,7 +188,9 @@ class ResultPane(DataTable[Text]):
     def _mark_rows(self) -> None:
         """Repaint the title cells a judgment changed (a mark can shorten the shared ids, so
         every title is worked out again, but only the changed cells are redrawn)."""
-        titles = title_cells(self.hits, self.rows_layout.title_width, self.grades)
+        titles = title_cells(
+            self.hits, self.rows_layout.title_width, self.grades, unjudged=self.mark_unjudged
+        )
         for hit, title in zip(self.hits, titles, strict=True):
             old = self._titles.get(hit.id)
             if old is None or old.markup != title.markup:

@@ -21,6 +21,7 @@ def tab_filters(q: FindQuery, facets: Selection | None = None) -> str:
     """`+history · bm25 · topic=x · since P7D`: the search's filters and mode, short (empty if
     none); `+history` (older versions searched too) comes first, so it is never cut off."""
     parts = [HISTORY_MARK] if q.history else []
+    parts += [f"config {q.config}"] if q.config else []
     parts += [q.mode] if q.mode else []
     parts += list(q.tags)
     if facets:

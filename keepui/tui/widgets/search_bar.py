@@ -1,11 +1,13 @@
 """SearchBar: the query input with inline filters (`tag:k=v since:P7D mode:bm25 n:20`), a mode
-and the history toggle."""
+or search configuration, and the history toggle."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -37,8 +39,11 @@ _KEYS = {
     "dedup": "dedup",
     "as": "as_of",
     "history": "history",
+    "config": "config",
 }
-KNOWN = "tag:k=v, since:, until:, as:, mode:, n:, min:, fusion:, rerank:, dedup:, history:"
+KNOWN = "tag:k=v, since:, until:, as:, mode:, n:, min:, fusion:, rerank:, dedup:, history:, config:"
+CONFIG = "config:"
+"""How the mode selector's value names a search configuration (`config:words`)."""
 PLACEHOLDER = "search…  filters: tag:k=v since:P7D until:2026-12-01 mode:bm25 n:20"
 HISTORY_PLACEHOLDER = "search current and older versions…  (Ctrl+Y: current only)"
 HISTORY_MARK = "+history"
@@ -47,6 +52,17 @@ HISTORY_TOOLTIP = "History: also search older versions (on / off, for the next s
 """The toggle's command (Ctrl+Y) in the palette."""
 _ON_OFF = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
 _DURATION = re.compile(r"P(?:\d+[YMWD])*(?:T(?:\d+[HMS])+)?", re.IGNORECASE)
+
+
+def changes_text(changes: Mapping[str, Any]) -> str:
+    """`fusion=rrf bm25_weight=2.0`: what a search configuration changes (`as default`)."""
+
+    def shown(value: object) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return "-" if value is None else str(value)
+
+    return " ".join(f"{k}={shown(v)}" for k, v in changes.items()) or "as default"
 
 
 def check_moment(value: str) -> str:
@@ -70,23 +86,32 @@ def check_moment(value: str) -> str:
 
 
 def parse_search(
-    text: str, mode: str | None = None, limit: int = DEFAULT_LIMIT, history: bool = False
+    text: str,
+    mode: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    history: bool = False,
+    config: str | None = None,
+    limits: Mapping[str, int] | None = None,
 ) -> FindQuery:
     """A FindQuery from the bar's text; `key:value` words are filters, the rest is the query.
 
     Args:
         text: What the user typed.
         mode: The mode selector's value (an inline `mode:` wins); None means keepui.toml's.
-        limit: Hits per search unless `n:` says otherwise.
+        limit: Hits per search unless `n:` (or the configuration's `limit`) says otherwise.
         history: The history toggle: search older versions too (an inline `history:` wins).
+        config: The search configuration picked in the selector (an inline `config:` wins).
+        limits: Configuration -> the hit count it sets (those that set one).
 
     Raises:
         UsageError: A filter value is malformed, or there is nothing to search for.
     """
     opts: dict[str, object] = {"mode": mode, "limit": limit, "history": history}
+    opts["config"] = config
     tags: list[str] = []
     words: list[str] = []
     pos = 0
+    counted = False  # `n:` given: it wins over a configuration's limit
     quoted = [q.span() for q in _QUOTED.finditer(text)]
     for m in _FILTER.finditer(text):
         if any(a <= m.start() < b for a, b in quoted):
@@ -108,6 +133,7 @@ def parse_search(
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"n:{value}: give a number of hits of 1 or more (e.g. n:20).")
             opts["limit"] = int(value)
+            counted = True
         elif key == "min_score":
             try:
                 opts["min_score"] = float(value)
@@ -128,6 +154,9 @@ def parse_search(
         else:
             opts[key] = value
     words.append(text[pos:])
+    own_limit = (limits or {}).get(str(opts["config"]))
+    if own_limit and not counted:
+        opts["limit"] = own_limit
     query = " ".join(" ".join(words).split())
     if not query:
         raise UsageError("nothing to search for: type some words besides the filters.")
@@ -154,12 +183,22 @@ def format_search(q: FindQuery) -> str:
         parts.append(f"dedup:{'on' if q.dedup else 'off'}")
     if q.history:
         parts.append("history:on")
+    if q.config:
+        parts.append(f"config:{q.config}")
     return " ".join(parts)
 
 
 class SearchBar(Horizontal):
     """The search input, the mode selector and the history toggle (Ctrl+Y, shown as
-    `+history` beside the mode); Enter posts `SearchBar.Submitted`."""
+    `+history` beside the mode); Enter posts `SearchBar.Submitted`.
+
+    The selector offers keepui.toml's mode, each mode, and each search configuration
+    (`[search.configs.NAME]`, shown `config NAME`): searches then use its settings.
+
+    Args:
+        limit: Hits per search unless `n:` or a configuration says otherwise.
+        configs: `Tuning.configs()`: the store's search configurations (`default` first).
+    """
 
     DEFAULT_CSS = """
     SearchBar { height: auto; }
@@ -188,23 +227,49 @@ class SearchBar(Horizontal):
         error: UsageError
         """What is wrong with it."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(
+        self,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        configs: list[dict[str, Any]] | None = None,
+        id: str | None = None,  # noqa: A002
+    ) -> None:
         super().__init__(id=id)
         self.limit = limit
+        self.configs = [c for c in configs or [] if c["name"] != "default"]
+        """The search configurations the selector offers (`default` is the first option)."""
+        self.config_limits = {
+            c["name"]: int(c["changes"]["limit"]) for c in self.configs if "limit" in c["changes"]
+        }
+        """Configuration -> the hit count it sets (when it sets one)."""
 
     def compose(self) -> ComposeResult:
         """The input and the mode selector (`default` = keepui.toml's mode)."""
         # a query run is selected (typing starts the next one, End refines it); `/` keeps that
         yield QueryInput(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
         options = [("default mode", "default")] + [(m, m) for m in MODES]
-        yield Select(options, value="default", allow_blank=False, id="search-mode")
+        options += [(f"config {c['name']}", CONFIG + c["name"]) for c in self.configs]
+        mode = Select(options, value="default", allow_blank=False, id="search-mode")
+        if self.configs:
+            mode.tooltip = "Mode or search configuration:\n" + "\n".join(
+                f"{c['name']}: {changes_text(c['changes'])}" for c in self.configs
+            )
+        yield mode
         yield Label(HISTORY_MARK, id="search-history")
 
     @property
     def mode(self) -> str | None:
-        """The selected mode, or None for keepui.toml's."""
+        """The selected mode, or None for keepui.toml's (or a configuration's)."""
         value = self.query_one("#search-mode", Select).value
-        return None if value in ("default", Select.BLANK) else str(value)
+        if value in ("default", Select.BLANK) or str(value).startswith(CONFIG):
+            return None
+        return str(value)
+
+    @property
+    def config(self) -> str | None:
+        """The selected search configuration, or None."""
+        value = str(self.query_one("#search-mode", Select).value)
+        return value[len(CONFIG) :] if value.startswith(CONFIG) else None
 
     def watch_history(self, history: bool) -> None:
         """Show the state: `+history` beside the mode, and the placeholder says it."""
@@ -217,12 +282,15 @@ class SearchBar(Horizontal):
         self.history = not self.history
 
     def parse(self, text: str) -> FindQuery:
-        """A FindQuery from `text` with the bar's mode, limit and history toggle.
+        """A FindQuery from `text` with the bar's mode (or configuration), limit and history
+        toggle.
 
         Raises:
             UsageError: As `parse_search`.
         """
-        return parse_search(text, self.mode, self.limit, self.history)
+        return parse_search(
+            text, self.mode, self.limit, self.history, self.config, self.config_limits
+        )
 
     @on(Input.Submitted, "#search-input")
     def _submit(self, event: Input.Submitted) -> None:

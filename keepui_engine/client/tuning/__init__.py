@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from keepui_engine.client.tuning.optimize import Optimization
     from keepui_engine.client.tuning.querysets import QuerySet
     from keepui_engine.client.workbench import Workbench
+    from keepui_engine.core.types import FindResult
 
 
 class Tuning:
@@ -123,6 +124,28 @@ class Tuning:
         from keepui_engine.client.tuning.experiments import load
 
         return load(self._wb, ref)
+
+    def ranking(self, query: str, config: str, depth: int = 10) -> FindResult:
+        """What configuration `config` finds for `query` as an experiment ranks it (at most
+        `depth` hits, or its own limit; the near-duplicate fold off unless it sets `dedup`).
+
+        Raises:
+            UsageError: No configuration has that name.
+        """
+        from keepui_engine.client.tuning.experiments import ranked_find
+
+        return ranked_find(self._wb, query, config, depth)
+
+    def rescore(self, experiment: Experiment, query: str) -> Experiment:
+        """The experiment with one query ranked and scored again on today's judgments (not
+        stored; see `tuning.rescore`).
+
+        Raises:
+            UsageError: No query of the experiment would have judgments left.
+        """
+        from keepui_engine.client.tuning.rescore import rescore
+
+        return rescore(self._wb, experiment, query)
 
     def compare(
         self, queryset: str, configs: list[str], k: int = 10, progress: Progress | None = None

@@ -26,6 +26,7 @@ from keepui_engine.search.judgments import qid
 
 if TYPE_CHECKING:
     from keepui_engine.client.workbench import Workbench
+    from keepui_engine.core.types import FindResult
 
 PREFIX = ".experiment/"
 POOL_DEPTH = 10
@@ -160,16 +161,25 @@ def rankings(
     out: dict[str, dict[str, list[str]]] = {}
     with wb.session("find"):
         for name in configs:
-            own = search_configs.overrides(wb.settings, name)
-            limit = min(depth, int(own.get("limit", depth)))
-            dedup = bool(own.get("dedup", False))
             out[name] = {}
             tell(name, 0, len(queries))
             for n, text in enumerate(queries, 1):
-                hits = wb.find(text, limit=limit, config=name, dedup=dedup).hits
+                hits = ranked_find(wb, text, name, depth).hits
                 out[name][qid(text)] = [h.id for h in hits]
                 tell(name, n, len(queries))
     return out
+
+
+def ranked_find(wb: Workbench, query: str, config: str, depth: int) -> FindResult:
+    """`find` as an experiment ranks: at most `depth` hits (or the configuration's own
+    limit), the near-duplicate fold off unless the configuration sets `dedup`.
+
+    Raises:
+        UsageError: No configuration has that name.
+    """
+    own = search_configs.overrides(wb.settings, config)
+    limit = min(depth, int(own.get("limit", depth)))
+    return wb.find(query, limit=limit, config=config, dedup=bool(own.get("dedup", False)))
 
 
 def qrels_of(wb: Workbench) -> dict[str, dict[str, int]]:
@@ -203,8 +213,6 @@ def run(
         NotFound: No such query set.
         UsageError: An unknown configuration or metric, or none of the queries is judged.
     """
-    from keepui_engine.search.significance import bootstrap_ci, paired_test
-
     configs = check_configs(wb, list(configs))
     names = m.parse_metrics(metrics)
     qs = load_queryset(wb, queryset)
@@ -221,29 +229,10 @@ def run(
     table = {
         c: m.per_query({qid(q): ranked[c][qid(q)] for q in judged}, qrels, names) for c in configs
     }
-    scores = {
-        c: {k: sum(v[k] for v in t.values()) / len(t) for k in names} for c, t in table.items()
-    }
-    intervals = {
-        c: {k: list(bootstrap_ci([v[k] for v in t.values()])) for k in names}
-        for c, t in table.items()
-    }
-    order = [qid(q) for q in judged]
-    paired = [
-        {
-            "a": a,
-            "b": b,
-            "metric": k,
-            **paired_test(
-                [table[a][q][k] for q in order], [table[b][q][k] for q in order]
-            ).to_dict(),
-        }
-        for b, a in _pairs(configs)
-        for k in names
-    ]
     per_query = {
         qid(q): {"query": q, "scores": {c: table[c][qid(q)] for c in configs}} for q in judged
     }
+    scores, intervals, paired = aggregate(configs, names, per_query)
     unjudged = {
         c: {
             qid(q): [i for i in ranked[c][qid(q)][:POOL_DEPTH] if i not in qrels.get(qid(q), {})]
@@ -270,6 +259,38 @@ def run(
         unjudged,
     )
     return store(wb, result, when) if save else result
+
+
+def aggregate(
+    configs: list[str], names: list[str], per_query: dict[str, dict[str, Any]]
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, list[float]]], list[dict[str, Any]]]:
+    """The means, their bootstrap intervals and the paired tests of every pair, from the
+    per-query scores (`Experiment.per_query`, in the order the queries ran).
+
+    Raises:
+        UsageError: No query is scored.
+    """
+    from keepui_engine.search.significance import bootstrap_ci, paired_test
+
+    if not per_query:
+        raise UsageError("no query of the experiment has judgments left: judge some again.")
+    order = list(per_query)
+    table = {c: [per_query[q]["scores"][c] for q in order] for c in configs}
+    scores = {c: {k: sum(v[k] for v in t) / len(t) for k in names} for c, t in table.items()}
+    intervals = {
+        c: {k: list(bootstrap_ci([v[k] for v in t])) for k in names} for c, t in table.items()
+    }
+    paired = [
+        {
+            "a": a,
+            "b": b,
+            "metric": k,
+            **paired_test([v[k] for v in table[a]], [v[k] for v in table[b]]).to_dict(),
+        }
+        for b, a in _pairs(configs)
+        for k in names
+    ]
+    return scores, intervals, paired
 
 
 def store(wb: Workbench, result: Experiment, when: datetime) -> Experiment:
