@@ -202,6 +202,8 @@ def find(
     )
     if why is not None:
         with open_workbench(store, create=False) as wb:
+            if config is not None and limit is None:  # the configuration's limit, as find's
+                q = replace(q, limit=wb.tuning.limit(config))
             story = wb.why(why, q)
         if json_:
             emit_json(story.to_dict())

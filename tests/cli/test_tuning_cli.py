@@ -152,3 +152,17 @@ def test_a_bad_configuration_in_keepui_toml(tmp_path: Path) -> None:
     )
     number = run_cli(store, "config", "--configs")
     assert number.returncode == 1 and "recency_weight = 3 is out of range" in number.stderr
+
+
+def test_why_ranks_under_the_configuration_and_its_limit(tmp_path: Path) -> None:
+    path = make_fake_store(tmp_path / "store")
+    with (path / "keepui.toml").open("a") as fh:
+        fh.write('\n[search.configs.top1]\nmode = "bm25"\nlimit = 1\n')
+    with open_workbench(path, own=True) as wb:
+        wb.put_many([PutSpec(t, id=i) for i, t in NOTES.items()])
+    plain = json.loads(run_cli(path, "find", "bread", "--why", "bread", "--json").stdout)
+    assert plain["mode"] == "hybrid" and plain["removed_by"] is None
+    story = js(run_cli(path, "find", "bread", "--config", "top1", "--why", "bread", "--json"))
+    assert story["mode"] == "bm25" and list(story["channels"]) == ["bm25"]
+    assert story["channels"]["bm25"]["rank"] == 2  # tied with bake, which sorts first
+    assert story["rank"] is None and story["removed_by"] == "limit"  # the configuration's 1
