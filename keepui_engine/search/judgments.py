@@ -56,12 +56,17 @@ def qid(query: str) -> str:
     return "q" + hashlib.sha1(normalise(query).encode("utf-8")).hexdigest()[:10]
 
 
-def record(con: duckdb.DuckDBPyConnection, query: str, doc_id: str, grade: int) -> Judgment:
-    """Store a judgment (replacing an earlier one of the same query and id)."""
+def check_grade(grade: int, what: str) -> None:
+    """UsageError naming `what` unless the grade is one of GRADES."""
     if grade not in GRADES:
         raise UsageError(
-            f"--grade {grade}: give 0 (not relevant), 1 (somewhat), 2 (relevant) or 3 (the answer)."
+            f"{what}: give 0 (not relevant), 1 (somewhat), 2 (relevant) or 3 (the answer)."
         )
+
+
+def record(con: duckdb.DuckDBPyConnection, query: str, doc_id: str, grade: int) -> Judgment:
+    """Store a judgment (replacing an earlier one of the same query and id)."""
+    check_grade(grade, f"--grade {grade}")
     text = normalise(query)
     if not table.has_document(con, doc_id):
         raise NotFound(f"no document with id {doc_id!r}. `keepui list` shows the ids.")
@@ -81,11 +86,7 @@ def record_many(
     """
     checked = []
     for query, doc_id, grade in rows:
-        if grade not in GRADES:
-            raise UsageError(
-                f"grade {grade} of {doc_id!r} for {query!r}: grades are 0 (not relevant), "
-                "1 (somewhat), 2 (relevant) or 3 (the answer)."
-            )
+        check_grade(grade, f"grade {grade} of {doc_id!r} for {query!r}")
         checked.append((normalise(query), str(doc_id), int(grade)))
     ids = sorted({d for _, d, _ in checked})
     stored = table.documents_of(con, ids)
